@@ -1,0 +1,89 @@
+//! The fixed benchmark sets of `castle bench` and the `benches/` harness: the same deals every
+//! run, so total node counts double as a regression signature.
+
+use crate::deal::Deal;
+use crate::rules::Variant;
+use crate::solver::{Solver, Verdict};
+use std::time::Instant;
+
+/// A named set of deals.
+#[derive(Clone, Debug)]
+pub struct DealSet {
+    /// The variant.
+    pub variant: Variant,
+    /// First deal number.
+    pub first: u64,
+    /// Last deal number (inclusive).
+    pub last: u64,
+}
+
+/// The standard sets: beleaguered-castle 1..=200 and streets-and-alleys 1..=100.
+pub fn standard_sets() -> Vec<DealSet> {
+    vec![
+        DealSet {
+            variant: Variant::BeleagueredCastle,
+            first: 1,
+            last: 200,
+        },
+        DealSet {
+            variant: Variant::StreetsAndAlleys,
+            first: 1,
+            last: 100,
+        },
+    ]
+}
+
+/// What one set cost.
+#[derive(Clone, Debug, Default)]
+pub struct SetResult {
+    /// Deals solved.
+    pub solvable: u64,
+    /// Deals proved lost.
+    pub unsolvable: u64,
+    /// Deals left undecided.
+    pub unknown: u64,
+    /// Total nodes.
+    pub nodes: u64,
+    /// Total states stored (summed over deals).
+    pub states: u64,
+    /// Total seconds.
+    pub seconds: f64,
+    /// Largest table allocation of any deal, bytes.
+    pub max_table_bytes: usize,
+    /// Most states any one deal stored.
+    pub max_states: u64,
+    /// Solution lengths of the solved deals.
+    pub lengths: Vec<usize>,
+}
+
+/// Solves every deal of `set` one after another on this thread.
+pub fn run_set(set: &DealSet, solver: &Solver) -> SetResult {
+    let mut r = SetResult::default();
+    let t0 = Instant::now();
+    for seed in set.first..=set.last {
+        let deal = Deal::from_seed(set.variant.rules(), seed);
+        let out = solver.solve(&deal);
+        match out.verdict {
+            Verdict::Solvable => {
+                r.solvable += 1;
+                r.lengths.push(out.moves.len());
+            }
+            Verdict::Unsolvable => r.unsolvable += 1,
+            Verdict::Unknown => r.unknown += 1,
+        }
+        r.nodes += out.nodes;
+        r.states += out.states;
+        r.max_states = r.max_states.max(out.states);
+        r.max_table_bytes = r.max_table_bytes.max(out.table_bytes);
+    }
+    r.seconds = t0.elapsed().as_secs_f64();
+    r
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}

@@ -1,0 +1,169 @@
+//! The command line: clap parses into these types, and `main.rs` runs them. This is the only
+//! module that knows clap; indicatif lives in `main.rs`'s progress helper.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Exact solver for Beleaguered Castle, Streets and Alleys and Citadel.
+#[derive(Parser, Debug)]
+#[command(name = "castle", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print a numbered deal.
+    Deal(DealArgs),
+    /// Solve a deal exactly: a checked winning line, a proof of no win, or `unknown`.
+    Solve(SolveArgs),
+    /// Replay a solution (the JSON that `solve --format json` prints) and check every move.
+    Verify(VerifyArgs),
+    /// List the variants and their rules.
+    Variants,
+    /// Print shell completions.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Run the fixed benchmark sets and print nodes, speed and memory.
+    Bench(BenchArgs),
+}
+
+/// Which deal, by number or from a file.
+#[derive(Args, Debug, Clone)]
+pub struct DealSource {
+    /// The variant (beleaguered-castle, streets-and-alleys, citadel; also beleaguered-fortress).
+    #[arg(long, short = 'v')]
+    pub variant: Option<String>,
+    /// Deal number (the project's numbering).
+    #[arg(long, short = 's', conflicts_with = "deal")]
+    pub seed: Option<u64>,
+    /// Deal file (`-` for standard input): text, fc-solve board or JSON.
+    #[arg(long, short = 'd')]
+    pub deal: Option<PathBuf>,
+    /// Format of the deal file (detected if not given).
+    #[arg(long, value_enum)]
+    pub from: Option<InFormat>,
+    /// Foundations start holding A..K of every suit (0..12; 1 is beleaguered-castle, 0
+    /// streets-and-alleys).
+    #[arg(long)]
+    pub start_rank: Option<u8>,
+}
+
+/// Deal file formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFormat {
+    /// The project's text format.
+    Text,
+    /// fc-solve board.
+    Fcs,
+    /// Project or Solvitaire JSON.
+    Json,
+}
+
+/// Output formats of `deal`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DealFormat {
+    /// The project's text format (reads back with `--deal`).
+    Text,
+    /// fc-solve board.
+    Fcs,
+    /// JSON.
+    Json,
+}
+
+/// Output formats of `solve`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutFormat {
+    /// A board and numbered moves, for people.
+    Text,
+    /// One JSON object (the stable machine interface).
+    Json,
+}
+
+/// `castle deal`.
+#[derive(Args, Debug)]
+pub struct DealArgs {
+    /// Which deal.
+    #[command(flatten)]
+    pub source: DealSource,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    pub format: DealFormat,
+    /// Draw the board as the seed games lay it out instead of the file format.
+    #[arg(long)]
+    pub board: bool,
+}
+
+/// Search budgets.
+#[derive(Args, Debug, Clone)]
+pub struct BudgetArgs {
+    /// Stop after this many nodes (then the verdict is `unknown`).
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Stop after this many seconds (then the verdict is `unknown`).
+    #[arg(long)]
+    pub max_seconds: Option<f64>,
+    /// MiB for the transposition table; when full, entries are replaced (slower, still exact).
+    #[arg(long, default_value_t = castle::solver::DEFAULT_MEMORY_MIB)]
+    pub memory: usize,
+    /// Switch off the search reductions (for checking them; much slower).
+    #[arg(long, hide = true)]
+    pub no_prune: bool,
+    /// One depth-first search with no restarts (for checking them).
+    #[arg(long, hide = true)]
+    pub no_restarts: bool,
+}
+
+/// `castle solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Which deal.
+    #[command(flatten)]
+    pub source: DealSource,
+    /// Budgets.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    pub format: OutFormat,
+    /// No progress spinner.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `castle verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The solve report (JSON from `castle solve --format json`), `-` for standard input.
+    pub file: PathBuf,
+}
+
+/// `castle bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Budgets (the defaults are the ones the targets are stated for).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// Also run every set with the reductions off, as the baseline for the ratios.
+    #[arg(long)]
+    pub baseline: bool,
+    /// Only the sets of this variant.
+    #[arg(long)]
+    pub variant: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,378 @@
+//! `castle`: the command-line tool. A thin layer over the library: parse (cli.rs), read the
+//! deal, call the solver, print. Exit codes: 0 done, 1 failure (an illegal move in `verify`,
+//! an internal error), 2 bad input (a file, card or flag at fault).
+
+mod cli;
+
+use anyhow::{bail, Context, Result};
+use castle::bench::{peak_rss_bytes, run_set, standard_sets};
+use castle::check::{self, replay};
+use castle::formats::{self, Format, ReadOptions};
+use castle::report::{draw_board, draw_moves, Color, Report};
+use castle::{Deal, InputError, Limits, Outcome, Pruning, Solver, Variant, Verdict};
+use clap::{CommandFactory, Parser};
+use cli::{BudgetArgs, Cli, Command, DealFormat, DealSource, InFormat, OutFormat};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("castle: {e:#}");
+            if e.chain().any(|c| c.is::<InputError>()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+fn input(msg: impl Into<String>) -> anyhow::Error {
+    InputError(msg.into()).into()
+}
+
+fn parse_variant(name: &Option<String>) -> Result<Option<Variant>> {
+    name.as_deref()
+        .map(|s| {
+            s.parse::<Variant>()
+                .map_err(|e| input(format!("--variant: {e}")))
+        })
+        .transpose()
+}
+
+fn read_input(path: &std::path::Path) -> Result<(String, String)> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading standard input")?;
+        Ok((s, "<stdin>".to_string()))
+    } else {
+        let origin = path.display().to_string();
+        let s = std::fs::read_to_string(path)
+            .map_err(|e| input(format!("{origin}: cannot read: {e}")))?;
+        Ok((s, origin))
+    }
+}
+
+/// The deal the user asked for: by number, or read from a file.
+fn load_deal(src: &DealSource) -> Result<Deal> {
+    let variant = parse_variant(&src.variant)?;
+    match (&src.seed, &src.deal) {
+        (Some(seed), None) => {
+            let mut rules = variant.unwrap_or(Variant::BeleagueredCastle).rules();
+            if let Some(r) = src.start_rank {
+                rules = rules.with_start_rank(r).map_err(|e| input(e.to_string()))?;
+            }
+            Ok(Deal::from_seed(rules, *seed))
+        }
+        (None, Some(path)) => {
+            let (text, origin) = read_input(path)?;
+            let format = src.from.map(|f| match f {
+                InFormat::Text => Format::Text,
+                InFormat::Fcs => Format::Fcs,
+                InFormat::Json => Format::Json,
+            });
+            let opts = ReadOptions {
+                variant,
+                start_rank: src.start_rank,
+                format,
+            };
+            Ok(formats::read_deal(&text, &origin, opts)?)
+        }
+        _ => Err(input(
+            "give a deal: --seed N (with --variant) or --deal FILE",
+        )),
+    }
+}
+
+fn limits(b: &BudgetArgs) -> Result<Solver> {
+    if b.memory == 0 {
+        return Err(input("--memory must be at least 1 (MiB)"));
+    }
+    if b.max_seconds.is_some_and(|s| !(s > 0.0)) {
+        return Err(input("--max-seconds must be a positive number"));
+    }
+    Ok(Solver {
+        limits: Limits {
+            max_nodes: b.max_nodes,
+            max_seconds: b.max_seconds,
+            memory_bytes: b.memory << 20,
+        },
+        pruning: if b.no_prune {
+            Pruning::NONE
+        } else {
+            Pruning::ALL
+        },
+        restarts: !b.no_restarts,
+    })
+}
+
+fn color() -> Color {
+    if std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        Color::On
+    } else {
+        Color::Off
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match cli.command {
+        Command::Deal(a) => {
+            let deal = load_deal(&a.source)?;
+            let text = if a.board {
+                draw_board(&deal, color())
+            } else {
+                match a.format {
+                    DealFormat::Text => formats::write_text(&deal),
+                    DealFormat::Fcs => formats::write_fcs(&deal),
+                    DealFormat::Json => {
+                        let v = serde_json::json!({
+                            "variant": deal.rules.variant.name(),
+                            "seed": deal.seed,
+                            "options": castle::report::OptionsJson::of(&deal),
+                            "deal": castle::report::DealJson::of(&deal),
+                        });
+                        serde_json::to_string_pretty(&v)? + "\n"
+                    }
+                }
+            };
+            out.write_all(text.as_bytes())?;
+        }
+        Command::Solve(a) => {
+            let deal = load_deal(&a.source)?;
+            let solver = limits(&a.budget)?;
+            let result = solve_with_spinner(&solver, &deal, a.quiet)?;
+            let report = Report::new(&deal, &result);
+            match a.format {
+                OutFormat::Json => {
+                    serde_json::to_writer(&mut out, &report)?;
+                    writeln!(out)?;
+                }
+                OutFormat::Text => print_text(&mut out, &deal, &result, &a.budget)?,
+            }
+        }
+        Command::Verify(a) => return verify(&mut out, &a.file),
+        Command::Variants => {
+            for v in Variant::ALL {
+                writeln!(out, "{}", v.rules().describe())?;
+                let aliases = v.aliases();
+                if !aliases.is_empty() {
+                    writeln!(out, "  also: {}", aliases.join(", "))?;
+                }
+            }
+        }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "castle", &mut out);
+        }
+        Command::Bench(a) => bench(&mut out, &a)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Solves, with a spinner on a terminal once the search has run for half a second.
+fn solve_with_spinner(solver: &Solver, deal: &Deal, quiet: bool) -> Result<Outcome> {
+    let show = !quiet && std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    let result = solver.solve_with_progress(deal, &mut |p| {
+        if !show || p.seconds < 0.5 {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
+            );
+            b.enable_steady_tick(Duration::from_millis(120));
+            b
+        });
+        b.set_message(format!(
+            "{} nodes, {} states, {:.2} M nodes/s",
+            p.nodes,
+            p.states,
+            p.nodes as f64 / p.seconds / 1e6
+        ));
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if result.verdict == Verdict::Solvable {
+        // Every solution is replayed by the independent checker before anyone sees it.
+        check::check_win(deal, &check::steps_of(&result.moves))
+            .context("internal error: the solver's solution does not replay")?;
+    }
+    Ok(result)
+}
+
+fn print_text(out: &mut impl Write, deal: &Deal, r: &Outcome, b: &BudgetArgs) -> Result<()> {
+    let title = match deal.seed {
+        Some(s) => format!("{} deal {s}", deal.rules.variant),
+        None => format!("{} (deal from file)", deal.rules.variant),
+    };
+    writeln!(out, "{title}, start rank {}", deal.rules.options.start_rank)?;
+    writeln!(out)?;
+    write!(out, "{}", draw_board(deal, color()))?;
+    writeln!(out)?;
+    match r.verdict {
+        Verdict::Solvable => {
+            writeln!(out, "solvable: won in {} moves (checked by replay)", r.moves.len())?;
+            write!(out, "{}", draw_moves(&check::steps_of(&r.moves)))?;
+        }
+        Verdict::Unsolvable => writeln!(
+            out,
+            "unsolvable: every reachable position was searched; no line wins (at best {} cards home)",
+            r.best_home
+        )?,
+        Verdict::Unknown => {
+            let why = match r.limit {
+                Some(castle::Limit::Nodes) => format!("the node budget ran out (--max-nodes {})", b.max_nodes.unwrap_or(0)),
+                Some(castle::Limit::Seconds) => format!("the time budget ran out (--max-seconds {})", b.max_seconds.unwrap_or(0.0)),
+                Some(castle::Limit::Memory) => format!("the table is full of positions on the current line (raise --memory, now {} MiB)", b.memory),
+                None => "no reason recorded".to_string(),
+            };
+            writeln!(out, "unknown: {why}; this is not a proof either way")?;
+        }
+    }
+    writeln!(
+        out,
+        "{} nodes, {} states, {:.3} s",
+        r.nodes, r.states, r.seconds
+    )?;
+    Ok(())
+}
+
+fn verify(out: &mut impl Write, path: &std::path::Path) -> Result<ExitCode> {
+    let (text, origin) = read_input(path)?;
+    if text.trim().is_empty() {
+        bail!(input(format!(
+            "{origin}: the file is empty (expected the JSON of `castle solve --format json`)"
+        )));
+    }
+    let report: Report = serde_json::from_str(&text).map_err(|e| {
+        input(format!(
+            "{origin}: line {}: not a solve report: {e}",
+            e.line()
+        ))
+    })?;
+    let deal = formats::read_deal(
+        &text,
+        &origin,
+        ReadOptions {
+            format: Some(Format::Json),
+            ..Default::default()
+        },
+    )?;
+    let steps = report.steps(&origin)?;
+    match replay(&deal, &steps) {
+        Err(e) => {
+            writeln!(out, "{origin}: {e}")?;
+            Ok(ExitCode::from(1))
+        }
+        Ok(board) => {
+            let left = board.cards_out();
+            if left == 0 {
+                writeln!(out, "ok: {} moves replay to a won game", steps.len())?;
+                Ok(ExitCode::SUCCESS)
+            } else if report.verdict == "solvable" {
+                writeln!(
+                    out,
+                    "{origin}: all {} moves are legal, but {left} cards are still off the foundations",
+                    steps.len()
+                )?;
+                Ok(ExitCode::from(1))
+            } else {
+                writeln!(
+                    out,
+                    "ok: {} moves are legal ({left} cards still off the foundations; verdict {})",
+                    steps.len(),
+                    report.verdict
+                )?;
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    }
+}
+
+fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
+    let solver = limits(&a.budget)?;
+    let only = parse_variant(&a.variant)?;
+    writeln!(
+        out,
+        "{:<22} {:>6} {:>5} {:>5} {:>4} {:>12} {:>8} {:>9} {:>10} {:>9} {:>8}",
+        "set",
+        "deals",
+        "won",
+        "lost",
+        "unk",
+        "nodes",
+        "seconds",
+        "Mnodes/s",
+        "max states",
+        "B/state",
+        "med len"
+    )?;
+    for set in standard_sets() {
+        if only.is_some_and(|v| v != set.variant) {
+            continue;
+        }
+        let mut rows = vec![("", solver)];
+        if a.baseline {
+            rows.push((
+                " (no reductions)",
+                Solver {
+                    pruning: Pruning::NONE,
+                    ..solver
+                },
+            ));
+        }
+        for (tag, s) in rows {
+            let r = run_set(&set, &s);
+            let mut lens = r.lengths.clone();
+            lens.sort_unstable();
+            let med = lens.get(lens.len() / 2).copied().unwrap_or(0);
+            writeln!(
+                out,
+                "{:<22} {:>6} {:>5} {:>5} {:>4} {:>12} {:>8.2} {:>9.2} {:>10} {:>9.1} {:>8}",
+                format!("{} {}..{}{tag}", short(set.variant), set.first, set.last),
+                set.last - set.first + 1,
+                r.solvable,
+                r.unsolvable,
+                r.unknown,
+                r.nodes,
+                r.seconds,
+                r.nodes as f64 / r.seconds / 1e6,
+                r.max_states,
+                r.max_table_bytes as f64 / r.max_states.max(1) as f64,
+                med
+            )?;
+        }
+    }
+    if let Some(rss) = peak_rss_bytes() {
+        writeln!(
+            out,
+            "peak resident memory: {:.1} MiB",
+            rss as f64 / (1 << 20) as f64
+        )?;
+    }
+    Ok(())
+}
+
+fn short(v: Variant) -> &'static str {
+    match v {
+        Variant::BeleagueredCastle => "bc",
+        Variant::StreetsAndAlleys => "sa",
+        Variant::Citadel => "citadel",
+    }
+}

@@ -1,0 +1,230 @@
+//! The machine-readable result (the JSON contract of `castle solve --format json`, read back
+//! by `castle verify`) and the text rendering a player reads.
+
+use crate::card::{Card, Suit};
+use crate::check::Step;
+use crate::deal::Deal;
+use crate::solver::Outcome;
+use crate::InputError;
+use serde::{Deserialize, Serialize};
+
+/// The `options` object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OptionsJson {
+    /// Foundations start holding A..start_rank.
+    pub start_rank: u8,
+    /// Foundation cards may come back.
+    pub foundation_return: bool,
+    /// `"single"` (or, with that option, `"unlimited"`).
+    pub sequence_moves: String,
+}
+
+/// The `deal` object: every list bottom to top.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DealJson {
+    /// Tableau piles t1..tN.
+    pub tableau: Vec<Vec<String>>,
+    /// Foundations by suit C, D, H, S.
+    pub foundations: Vec<Vec<String>>,
+    /// Reserve cells (empty in this family).
+    #[serde(default)]
+    pub reserve: Vec<String>,
+    /// Stock, next card first (empty in this family).
+    #[serde(default)]
+    pub stock: Vec<String>,
+    /// Waste (empty in this family).
+    #[serde(default)]
+    pub waste: Vec<String>,
+}
+
+/// One move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveJson {
+    /// The card.
+    pub card: String,
+    /// Source pile.
+    pub from: String,
+    /// Destination pile.
+    pub to: String,
+}
+
+/// The whole result object.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Variant name.
+    pub variant: String,
+    /// Deal number, or null for a deal read from a file.
+    pub seed: Option<u64>,
+    /// Rule options.
+    pub options: OptionsJson,
+    /// The deal as dealt.
+    pub deal: DealJson,
+    /// `solvable`, `unsolvable` or `unknown`.
+    pub verdict: String,
+    /// Every single-card move, automatic foundation moves included.
+    pub moves: Vec<MoveJson>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// States stored.
+    pub states: u64,
+    /// Seconds taken.
+    pub seconds: f64,
+    /// For `unknown`: `nodes`, `seconds` or `memory`.
+    pub limit: Option<String>,
+}
+
+fn names(cards: &[Card]) -> Vec<String> {
+    cards.iter().map(Card::to_string).collect()
+}
+
+impl DealJson {
+    /// The deal object of a deal.
+    pub fn of(deal: &Deal) -> DealJson {
+        DealJson {
+            tableau: deal.tableau.iter().map(|p| names(p)).collect(),
+            foundations: Suit::ALL
+                .iter()
+                .map(|&s| names(&deal.foundation_cards(s)))
+                .collect(),
+            reserve: vec![],
+            stock: vec![],
+            waste: vec![],
+        }
+    }
+}
+
+impl OptionsJson {
+    /// The options object of a deal's rules.
+    pub fn of(deal: &Deal) -> OptionsJson {
+        let o = deal.rules.options;
+        OptionsJson {
+            start_rank: o.start_rank,
+            foundation_return: o.foundation_return,
+            sequence_moves: o.sequence_moves.name().to_string(),
+        }
+    }
+}
+
+impl Report {
+    /// The report of a solve.
+    pub fn new(deal: &Deal, out: &Outcome) -> Report {
+        Report {
+            variant: deal.rules.variant.name().to_string(),
+            seed: deal.seed,
+            options: OptionsJson::of(deal),
+            deal: DealJson::of(deal),
+            verdict: out.verdict.name().to_string(),
+            moves: crate::check::steps_of(&out.moves)
+                .into_iter()
+                .map(|s| MoveJson {
+                    card: s.card.to_string(),
+                    from: s.from,
+                    to: s.to,
+                })
+                .collect(),
+            nodes: out.nodes,
+            states: out.states,
+            seconds: (out.seconds * 1e6).round() / 1e6,
+            limit: out.limit.map(|l| l.name().to_string()),
+        }
+    }
+
+    /// The moves as checker steps.
+    ///
+    /// # Errors
+    /// A move whose card does not parse, named by its number.
+    pub fn steps(&self, origin: &str) -> Result<Vec<Step>, InputError> {
+        self.moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let card = m
+                    .card
+                    .parse::<Card>()
+                    .map_err(|e| InputError(format!("{origin}: move {}: {e}", i + 1)))?;
+                Ok(Step {
+                    card,
+                    from: m.from.trim().to_ascii_lowercase(),
+                    to: m.to.trim().to_ascii_lowercase(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether to colour text output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    /// ANSI colours (red suits in red, piles dimmed labels).
+    On,
+    /// Plain text.
+    Off,
+}
+
+fn show(c: Card, color: Color) -> String {
+    let face = format!("{}{}", &c.to_string()[..1], c.suit().symbol());
+    match (color, c.suit().is_red()) {
+        (Color::On, true) => format!("\x1b[31m{face}\x1b[0m"),
+        (Color::On, false) => format!("\x1b[1m{face}\x1b[0m"),
+        (Color::Off, _) => c.to_string(),
+    }
+}
+
+/// Draws a deal the way the seed games lay it out: foundations in a middle column, the
+/// piles as wings on both sides, each wing's top card on the outside.
+pub fn draw_board(deal: &Deal, color: Color) -> String {
+    let n = deal.tableau.len();
+    let left = n.div_ceil(2);
+    let cell = 3; // every card is two characters plus a space
+    let width = deal.tableau[..left].iter().map(Vec::len).max().unwrap_or(0) * cell;
+    let mut out = String::new();
+    let rows = left.max(4);
+    for row in 0..rows {
+        let mut line = String::new();
+        if row < left {
+            let pile = &deal.tableau[row];
+            let pad = width - pile.len() * cell;
+            line += &" ".repeat(pad);
+            for &c in pile.iter().rev() {
+                line += &show(c, color);
+                line.push(' ');
+            }
+            line += &format!("t{:<2}", row + 1);
+        } else {
+            line += &" ".repeat(width + 3);
+        }
+        let f = if row < 4 {
+            let s = Suit::ALL[row];
+            let h = deal.foundations[s.index()];
+            if h == 0 {
+                format!("[ {}]", s.letter())
+            } else {
+                format!("[{}]", show(Card::new(h, s), color))
+            }
+        } else {
+            "    ".to_string()
+        };
+        line += &format!(" {f} ");
+        let r = row + left;
+        if r < n {
+            line += &format!("t{:<2}", r + 1);
+            for &c in &deal.tableau[r] {
+                line.push(' ');
+                line += &show(c, color);
+            }
+        }
+        out += line.trim_end();
+        out.push('\n');
+    }
+    out
+}
+
+/// Numbered moves, one per line, in the notation a player follows (`12. 5H t3 -> t7`).
+pub fn draw_moves(moves: &[Step]) -> String {
+    let w = moves.len().to_string().len();
+    moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("{:>w$}. {} {} -> {}\n", i + 1, m.card, m.from, m.to))
+        .collect()
+}

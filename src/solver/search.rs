@@ -1,0 +1,203 @@
+//! Depth-first search with an explicit stack: no recursion (wins can be thousands of moves
+//! deep), no allocation per node (moves go into one growing stack of move lists).
+
+use super::table::{Entry, Table};
+use super::{Limit, Outcome, Progress, Solver, Verdict};
+use crate::moves::{Move, MoveList};
+use crate::state::{Position, Pruning};
+use std::time::Instant;
+
+/// One position on the search path.
+struct Frame {
+    /// Its untried moves are `moves[next..end]`.
+    next: u32,
+    end: u32,
+    /// The start of its moves in the move stack (truncate to here on leaving).
+    start: u32,
+    /// History length before the edge into this position was played.
+    hist: u32,
+    /// Its table slot, valid while the table epoch is `epoch`.
+    slot: u32,
+    epoch: u32,
+}
+
+/// Plays every safe foundation move (if that reduction is on), recording each.
+#[inline]
+fn autoplay(pos: &mut Position, prune: Pruning, hist: &mut Vec<Move>) {
+    if !prune.safe_autoplay {
+        return;
+    }
+    while let Some(m) = pos.safe_move() {
+        pos.apply(m);
+        hist.push(m);
+    }
+}
+
+#[inline]
+fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
+    while hist.len() > len {
+        let m = hist.pop().expect("history longer than len");
+        pos.undo(m);
+    }
+}
+
+/// One depth-first search from `pos`.
+///
+/// `budget` caps this attempt's nodes (`Limit::Nodes` when hit); `done` counts nodes of
+/// earlier attempts (for the global `--max-nodes` and the progress figures); `jitter` varies
+/// the move order. Whatever the order, an attempt that ends without hitting a budget has
+/// entered every reachable position, so its verdict is exact.
+pub(super) fn dfs<const W: usize>(
+    pos: &mut Position,
+    cfg: &Solver,
+    t0: Instant,
+    budget: Option<u64>,
+    done: u64,
+    jitter: u64,
+    progress: &mut dyn FnMut(&Progress),
+) -> Outcome {
+    let prune = cfg.pruning;
+    let limits = cfg.limits;
+    let mut table = Table::<W>::new(limits.memory_bytes);
+    let mut hist: Vec<Move> = Vec::with_capacity(1024);
+    let mut stack: Vec<Move> = Vec::with_capacity(1 << 14);
+    let mut frames: Vec<Frame> = Vec::with_capacity(1024);
+    let mut list = MoveList::default();
+    let mut nodes: u64 = 0;
+
+    autoplay(pos, prune, &mut hist);
+    let mut best_home = pos.home();
+    let finish = |verdict: Verdict,
+                  moves: Vec<Move>,
+                  limit: Option<Limit>,
+                  nodes: u64,
+                  best_home: u8,
+                  table: &Table<W>| Outcome {
+        verdict,
+        moves,
+        nodes,
+        states: table.len() as u64,
+        seconds: t0.elapsed().as_secs_f64(),
+        limit,
+        best_home,
+        table_bytes: table.peak_bytes(),
+        replaced: table.replaced(),
+        attempts: 1,
+    };
+    if pos.is_won() {
+        return finish(Verdict::Solvable, hist, None, nodes, best_home, &table);
+    }
+
+    // Enters the position `pos` stands in: stores its key and pushes its frame.
+    macro_rules! enter {
+        ($hist_before:expr) => {{
+            let key = pos
+                .key::<W>()
+                .expect("key width chosen from key_bits_bound");
+            match table.enter(&key) {
+                Entry::Present => false,
+                Entry::NoRoom => {
+                    return finish(
+                        Verdict::Unknown,
+                        Vec::new(),
+                        Some(Limit::Memory),
+                        nodes,
+                        best_home,
+                        &table,
+                    );
+                }
+                Entry::Stored(slot) => {
+                    nodes += 1;
+                    pos.generate(prune, jitter, &mut list);
+                    let start = stack.len() as u32;
+                    stack.extend_from_slice(list.as_slice());
+                    frames.push(Frame {
+                        next: start,
+                        end: stack.len() as u32,
+                        start,
+                        hist: $hist_before as u32,
+                        slot: slot as u32,
+                        epoch: table.epoch(),
+                    });
+                    true
+                }
+            }
+        }};
+    }
+
+    enter!(0);
+
+    loop {
+        let Some(f) = frames.last_mut() else {
+            return finish(
+                Verdict::Unsolvable,
+                Vec::new(),
+                None,
+                nodes,
+                best_home,
+                &table,
+            );
+        };
+        if f.next == f.end {
+            // Every move of this position was tried: leave it (unpin; it stays stored, so a
+            // later visit by another path is answered from the table).
+            let f = frames.pop().expect("frame present");
+            if f.epoch == table.epoch() {
+                table.unpin(f.slot as usize);
+            } else {
+                let key = pos.key::<W>().expect("key fits");
+                if let Some(s) = table.find(&key) {
+                    table.unpin(s);
+                }
+            }
+            stack.truncate(f.start as usize);
+            undo_to(pos, &mut hist, f.hist as usize);
+            continue;
+        }
+        let m = stack[f.next as usize];
+        f.next += 1;
+        let before = hist.len();
+        pos.play(m, &mut hist);
+        autoplay(pos, prune, &mut hist);
+        if pos.home() > best_home {
+            best_home = pos.home();
+        }
+        if pos.is_won() {
+            return finish(Verdict::Solvable, hist, None, nodes, best_home, &table);
+        }
+        if !enter!(before) {
+            undo_to(pos, &mut hist, before);
+            continue;
+        }
+        if let Some(max) = budget {
+            if nodes >= max {
+                return finish(
+                    Verdict::Unknown,
+                    Vec::new(),
+                    Some(Limit::Nodes),
+                    nodes,
+                    best_home,
+                    &table,
+                );
+            }
+        }
+        if nodes & 0xFFFF == 0 {
+            let seconds = t0.elapsed().as_secs_f64();
+            if limits.max_seconds.is_some_and(|s| seconds >= s) {
+                return finish(
+                    Verdict::Unknown,
+                    Vec::new(),
+                    Some(Limit::Seconds),
+                    nodes,
+                    best_home,
+                    &table,
+                );
+            }
+            progress(&Progress {
+                nodes: done + nodes,
+                states: table.len() as u64,
+                seconds,
+            });
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The transposition table: a bounded, exact set of the states the search has entered.
+//!
+//! - Slots are `[u64; W]` exact keys (24 bytes for the classic games); an all-zero key never
+//!   occurs (it would be the won position, which is never stored) and marks an empty slot.
+//! - Multiply-shift indexing takes the top bits of a mixed hash; a key lives within
+//!   [`PROBE`] slots of its home (linear probing, no wrap: the array has `PROBE` spare slots
+//!   at the end), so a lookup reads at most `PROBE` consecutive slots.
+//! - The table starts small and doubles (rehashing) while the memory budget allows, keeping
+//!   the load under 3/4. At the budget it *replaces*: a new key takes the place of an
+//!   unpinned key in its window. A lost entry costs time (that state may be searched again),
+//!   never a wrong verdict, because an entry only ever means "already entered".
+//! - States on the current search path are *pinned* (one bit each) and never replaced, so a
+//!   cycle back into the path is always seen and the search cannot loop.
+
+/// How far from its home slot a key may live.
+pub const PROBE: usize = 32;
+
+/// Result of [`Table::enter`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// The key was already there.
+    Present,
+    /// The key was stored, pinned, at this slot.
+    Stored(usize),
+    /// No room: the budget is reached and every slot of the window is pinned.
+    NoRoom,
+}
+
+/// Exact key set with pins; see the module docs.
+pub struct Table<const W: usize> {
+    slots: Vec<[u64; W]>,
+    pins: Vec<u64>,
+    bits: u32,
+    len: usize,
+    max_bits: u32,
+    epoch: u32,
+    replaced: u64,
+    peak_bytes: usize,
+}
+
+#[inline]
+fn mix(key: &[u64]) -> u64 {
+    let mut h: u64 = 0x243F_6A88_85A3_08D3;
+    for &w in key {
+        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= h >> 29;
+    }
+    h.wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
+}
+
+/// Asks the kernel to back a large table with 2 MiB pages: table probes land at random, and
+/// with 4 KiB pages nearly every probe of a big table also misses the TLB. Only a hint; where
+/// it is refused nothing changes.
+fn advise_huge_pages<T>(v: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = std::mem::size_of_val(v);
+        if bytes < 4 * HUGE {
+            return;
+        }
+        let start = v.as_mut_ptr() as usize;
+        let aligned = start.next_multiple_of(HUGE);
+        let len = (start + bytes - aligned) / HUGE * HUGE;
+        // SAFETY: the range lies inside the live allocation `v`; MADV_HUGEPAGE only changes
+        // how the kernel backs it, never its contents.
+        unsafe {
+            libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+impl<const W: usize> Table<W> {
+    /// Bytes one slot takes, pin bit included (rounded down).
+    pub const SLOT_BYTES: usize = 8 * W;
+
+    /// A table that may grow to `max_bytes`.
+    pub fn new(max_bytes: usize) -> Table<W> {
+        let per_slot = 8 * W as u64 * 8 + 1; // bits per slot: key + pin
+        let max_slots = (max_bytes as u64 * 8 / per_slot).max(1 << 10);
+        let max_bits = 63 - max_slots.leading_zeros();
+        let bits = max_bits.min(14);
+        let mut t = Table {
+            slots: Vec::new(),
+            pins: Vec::new(),
+            bits: 0,
+            len: 0,
+            max_bits,
+            epoch: 0,
+            replaced: 0,
+            peak_bytes: 0,
+        };
+        t.alloc(bits);
+        t
+    }
+
+    fn alloc(&mut self, bits: u32) {
+        let n = (1usize << bits) + PROBE;
+        self.slots = vec![[0u64; W]; n];
+        advise_huge_pages(&mut self.slots);
+        self.pins = vec![0u64; n.div_ceil(64)];
+        self.bits = bits;
+        self.peak_bytes = self.peak_bytes.max(self.bytes());
+    }
+
+    /// Bytes allocated now.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 8 * W + self.pins.len() * 8
+    }
+
+    /// Largest allocation so far (during a rehash both tables exist; this counts the larger).
+    pub fn peak_bytes(&self) -> usize {
+        self.peak_bytes
+    }
+
+    /// Keys stored now.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keys replaced since the table reached its budget.
+    pub fn replaced(&self) -> u64 {
+        self.replaced
+    }
+
+    /// Changes whenever slots move (a rehash); a slot index from an older epoch is stale.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    #[inline]
+    fn home(&self, h: u64) -> usize {
+        (h >> (64 - self.bits)) as usize
+    }
+
+    #[inline]
+    fn pinned(&self, i: usize) -> bool {
+        self.pins[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn set_pin(&mut self, i: usize, on: bool) {
+        if on {
+            self.pins[i / 64] |= 1 << (i % 64);
+        } else {
+            self.pins[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// Looks `key` up; if absent, stores it pinned (growing or replacing as needed).
+    ///
+    /// # Panics
+    /// In debug builds, if `key` is all zero (the empty-slot marker).
+    #[inline]
+    pub fn enter(&mut self, key: &[u64; W]) -> Entry {
+        debug_assert!(key.iter().any(|&w| w != 0));
+        let h = mix(key);
+        loop {
+            let home = self.home(h);
+            for i in home..home + PROBE {
+                let s = &self.slots[i];
+                if s == key {
+                    return Entry::Present;
+                }
+                if s[0] == 0 && s.iter().all(|&w| w == 0) {
+                    if self.len + 1 > (3usize << self.bits) / 4 && self.bits < self.max_bits {
+                        break; // grow first
+                    }
+                    self.slots[i] = *key;
+                    self.set_pin(i, true);
+                    self.len += 1;
+                    return Entry::Stored(i);
+                }
+                if i == home + PROBE - 1 && self.bits >= self.max_bits {
+                    return self.replace(home, h, key);
+                }
+            }
+            self.grow();
+        }
+    }
+
+    /// The window is full and the table may not grow: overwrite an unpinned key, starting the
+    /// scan at a point drawn from the hash so that no slot of the window is favoured.
+    fn replace(&mut self, home: usize, h: u64, key: &[u64; W]) -> Entry {
+        let start = (h as usize) % PROBE;
+        for k in 0..PROBE {
+            let i = home + (start + k) % PROBE;
+            if !self.pinned(i) {
+                self.slots[i] = *key;
+                self.set_pin(i, true);
+                self.replaced += 1;
+                return Entry::Stored(i);
+            }
+        }
+        Entry::NoRoom
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        let old_pins = std::mem::take(&mut self.pins);
+        let mut bits = self.bits + 1;
+        'retry: loop {
+            self.alloc(bits);
+            self.peak_bytes = self
+                .peak_bytes
+                .max(self.bytes() + old.len() * 8 * W + old_pins.len() * 8);
+            for (j, k) in old.iter().enumerate() {
+                if k.iter().all(|&w| w == 0) {
+                    continue;
+                }
+                let home = self.home(mix(k));
+                let Some(i) = (home..home + PROBE)
+                    .find(|&i| self.slots[i][0] == 0 && self.slots[i].iter().all(|&w| w == 0))
+                else {
+                    // A window overflowed at under half load: vanishingly rare; go bigger.
+                    bits += 1;
+                    continue 'retry;
+                };
+                self.slots[i] = *k;
+                if old_pins[j / 64] >> (j % 64) & 1 == 1 {
+                    self.set_pin(i, true);
+                }
+            }
+            break;
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+
+    /// Finds the slot of `key`, if stored.
+    pub fn find(&self, key: &[u64; W]) -> Option<usize> {
+        let home = self.home(mix(key));
+        (home..home + PROBE).find(|&i| &self.slots[i] == key)
+    }
+
+    /// Unpins the key at `slot` (the search has left that state).
+    #[inline]
+    pub fn unpin(&mut self, slot: usize) {
+        self.set_pin(slot, false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(i: u64) -> [u64; 3] {
+        [i + 1, i.wrapping_mul(7), 3]
+    }
+
+    #[test]
+    fn grows_keeps_every_key_and_pins_survive() {
+        let mut t = Table::<3>::new(1 << 30);
+        for i in 0..100_000 {
+            assert!(matches!(t.enter(&key(i)), Entry::Stored(_)));
+        }
+        for i in 0..100_000 {
+            assert_eq!(t.enter(&key(i)), Entry::Present);
+        }
+        assert_eq!(t.len(), 100_000);
+        assert_eq!(t.replaced(), 0);
+    }
+
+    #[test]
+    fn a_full_table_replaces_only_unpinned_keys() {
+        let mut t = Table::<3>::new(64 * 1024);
+        let mut pinned = Vec::new();
+        for i in 0..20_000u64 {
+            match t.enter(&key(i)) {
+                Entry::Stored(s) => {
+                    if i % 50 == 0 {
+                        pinned.push(i);
+                    } else {
+                        t.unpin(s);
+                    }
+                }
+                Entry::Present => panic!("fresh key reported present"),
+                Entry::NoRoom => {}
+            }
+        }
+        assert!(t.replaced() > 0, "the small table never filled");
+        assert!(t.bytes() <= 64 * 1024 + 8 * 3 * PROBE + 64);
+        // Every pinned key that was stored is still there.
+        for i in pinned {
+            assert!(t.find(&key(i)).is_some(), "pinned key {i} was replaced");
+        }
+    }
+}

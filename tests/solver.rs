@@ -1,0 +1,296 @@
+//! The solver against outside knowledge: hand-built positions whose outcome is forced, an
+//! independent breadth-first solver on small positions, and the same deals through every
+//! switch of the search (each reduction off, restarts off, a tiny table) with identical
+//! verdicts. Every solution any test finds is replayed by the independent checker.
+
+mod common;
+
+use castle::check::{check_win, steps_of};
+use castle::rules::Variant;
+use castle::{Card, Deal, Limits, Outcome, Pruning, Solver, Verdict};
+use common::{bfs_shortest_win, cards, missing_cards};
+use rayon::prelude::*;
+
+/// Solves and, for a win, replays the moves with the checker (which fails the test if any
+/// move is illegal or the game is not won at the end).
+fn solve_checked(solver: &Solver, deal: &Deal) -> Outcome {
+    let out = solver.solve(deal);
+    if out.verdict == Verdict::Solvable {
+        if let Err(e) = check_win(deal, &steps_of(&out.moves)) {
+            panic!(
+                "solution for {:?} seed {:?} does not replay: {e}",
+                deal.rules.variant, deal.seed
+            );
+        }
+    }
+    out
+}
+
+fn hand_deal(tableau: Vec<Vec<Card>>, foundations: [u8; 4]) -> Deal {
+    let deal = Deal {
+        rules: Variant::BeleagueredCastle.rules(),
+        seed: None,
+        tableau,
+        foundations,
+    };
+    deal.validate().expect("hand-built deal is complete");
+    deal
+}
+
+fn piles(rows: &[&str]) -> Vec<Vec<Card>> {
+    let mut t: Vec<Vec<Card>> = rows.iter().map(|r| cards(r)).collect();
+    t.resize(8, vec![]);
+    t
+}
+
+#[test]
+fn a_position_won_in_five_moves() {
+    // Spades 10..K left: the king sits on the ten, so it must step aside to an empty pile
+    // first; then 10, J, Q, K go home. Five moves, and no line is shorter.
+    let deal = hand_deal(piles(&["TS KS", "QS", "JS"]), [13, 13, 13, 9]);
+    assert_eq!(bfs_shortest_win(&deal, 10_000), Some(Some(5)));
+    let out = solve_checked(&Solver::default(), &deal);
+    assert_eq!(out.verdict, Verdict::Solvable);
+    assert_eq!(out.moves.len(), 5);
+}
+
+#[test]
+fn a_position_with_no_legal_move_is_lost() {
+    // Tops are the four kings and the four nines, no pile is empty and the foundations are
+    // empty: no card can move anywhere, and the game is not won.
+    let tops = cards("KC KD KH KS 9C 9D 9H 9S");
+    let rest: Vec<Card> = Card::deck()
+        .into_iter()
+        .filter(|c| !tops.contains(c))
+        .collect();
+    let mut tableau: Vec<Vec<Card>> = vec![Vec::new(); 8];
+    for (k, c) in rest.into_iter().enumerate() {
+        tableau[k % 8].push(c);
+    }
+    for (p, t) in tableau.iter_mut().zip(tops) {
+        p.push(t);
+    }
+    let deal = Deal {
+        rules: Variant::StreetsAndAlleys.rules(),
+        seed: None,
+        tableau,
+        foundations: [0; 4],
+    };
+    deal.validate().unwrap();
+    assert_eq!(bfs_shortest_win(&deal, 1_000), Some(None));
+    let out = solve_checked(&Solver::default(), &deal);
+    assert_eq!(out.verdict, Verdict::Unsolvable);
+    assert_eq!(out.nodes, 1, "only the opening position exists");
+}
+
+#[test]
+fn a_position_that_only_a_long_detour_wins() {
+    // Hearts and spades from 7 up are left, each low card buried under a high card of the
+    // other suit, and no pile is empty: the sevens are freed only by a long shuffle.
+    let deal = hand_deal(
+        piles(&[
+            "7H KS", "7S KH", "8H QS", "8S QH", "9H JS", "9S JH", "TH", "TS",
+        ]),
+        [13, 13, 6, 6],
+    );
+    let shortest = bfs_shortest_win(&deal, 2_000_000)
+        .expect("small enough for the slow solver")
+        .expect("the slow solver finds a win");
+    // 14 cards go home; the slow solver shows that no line does it with fewer than 4 extra moves.
+    assert!(shortest >= 18, "shortest win has {shortest} moves");
+    let out = solve_checked(&Solver::default(), &deal);
+    assert_eq!(out.verdict, Verdict::Solvable);
+    assert!(out.moves.len() >= shortest);
+}
+
+/// A random small position: every suit home up to a random rank from 8 to 11, the other
+/// cards scattered at random over four piles (the rules are beleaguered-castle's with four
+/// piles instead of eight, which makes lost positions common and the slow search cheap).
+fn small_position(seed: u64) -> Deal {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut rules = Variant::BeleagueredCastle.rules();
+    rules.piles = 4;
+    let foundations: [u8; 4] = std::array::from_fn(|_| rng.gen_range(8..=11));
+    let mut tableau = vec![Vec::new(); 4];
+    for c in Card::deck() {
+        if c.rank() > foundations[c.suit().index()] {
+            tableau[rng.gen_range(0..4)].push(c);
+        }
+    }
+    let deal = Deal {
+        rules,
+        seed: None,
+        tableau,
+        foundations,
+    };
+    deal.validate().unwrap();
+    deal
+}
+
+/// Small positions solved by the independent breadth-first solver and by castle, with every
+/// switch of the search: the verdicts must agree, and both kinds must occur.
+#[test]
+fn verdicts_agree_with_the_slow_solver_on_small_positions() {
+    let configs = configs();
+    let results: Vec<_> = (1..=400u64)
+        .into_par_iter()
+        .map(|s| {
+            let deal = small_position(s);
+            let slow = bfs_shortest_win(&deal, 200_000);
+            let fast: Vec<Verdict> = configs
+                .iter()
+                .map(|(_, c)| solve_checked(c, &deal).verdict)
+                .collect();
+            (s, slow, fast)
+        })
+        .collect();
+    let mut compared = 0;
+    let (mut won, mut lost) = (0, 0);
+    for (s, slow, fast) in results {
+        let Some(slow) = slow else { continue };
+        compared += 1;
+        let expect = if slow.is_some() {
+            won += 1;
+            Verdict::Solvable
+        } else {
+            lost += 1;
+            Verdict::Unsolvable
+        };
+        for ((name, _), v) in configs.iter().zip(fast) {
+            assert_eq!(v, expect, "small position {s}, `{name}`");
+        }
+    }
+    assert!(
+        compared >= 300,
+        "only {compared} positions were small enough"
+    );
+    assert!(
+        won >= 30 && lost >= 30,
+        "a one-sided sample: {won} won, {lost} lost"
+    );
+}
+
+/// Every way the search can be configured must agree on every deal both decide.
+fn configs() -> Vec<(&'static str, Solver)> {
+    let base = Solver::default();
+    let with = |f: fn(&mut Pruning)| {
+        let mut s = base;
+        f(&mut s.pruning);
+        s
+    };
+    vec![
+        ("default", base),
+        ("no safe autoplay", with(|p| p.safe_autoplay = false)),
+        (
+            "lone cards to empty piles",
+            with(|p| p.skip_lone_to_empty = false),
+        ),
+        (
+            "every empty pile a target",
+            with(|p| p.one_empty_target = false),
+        ),
+        ("no run moves", with(|p| p.run_moves = false)),
+        ("no move ordering", with(|p| p.order_moves = false)),
+        (
+            "no restarts",
+            Solver {
+                restarts: false,
+                ..base
+            },
+        ),
+        (
+            "everything off",
+            Solver {
+                pruning: Pruning::NONE,
+                restarts: false,
+                ..base
+            },
+        ),
+        (
+            "tiny table (1 MiB)",
+            Solver {
+                limits: Limits {
+                    memory_bytes: 1 << 20,
+                    ..base.limits
+                },
+                ..base
+            },
+        ),
+    ]
+}
+
+fn same_verdicts_for(variant: Variant, seeds: std::ops::RangeInclusive<u64>, cap: u64) {
+    let configs = configs();
+    let deals: Vec<Deal> = seeds.map(|s| Deal::from_seed(variant.rules(), s)).collect();
+    let rows: Vec<Vec<Verdict>> = deals
+        .par_iter()
+        .map(|deal| {
+            configs
+                .iter()
+                .map(|(_, c)| {
+                    let mut c = *c;
+                    c.limits.max_nodes = Some(cap);
+                    solve_checked(&c, deal).verdict
+                })
+                .collect()
+        })
+        .collect();
+    let mut all_decided = 0;
+    for (deal, row) in deals.iter().zip(&rows) {
+        let decided: Vec<(usize, Verdict)> = row
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, v)| *v != Verdict::Unknown)
+            .collect();
+        if let Some(&(_, first)) = decided.first() {
+            for &(i, v) in &decided {
+                assert_eq!(
+                    v, first,
+                    "{variant} seed {:?}: `{}` says {v}, `{}` says {first}",
+                    deal.seed, configs[i].0, configs[decided[0].0].0
+                );
+            }
+        }
+        if decided.len() == configs.len() {
+            all_decided += 1;
+        }
+    }
+    assert!(
+        all_decided >= 100,
+        "{variant}: only {all_decided} deals were decided by every configuration"
+    );
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_beleaguered_castle() {
+    same_verdicts_for(Variant::BeleagueredCastle, 1..=200, 150_000);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_streets_and_alleys() {
+    same_verdicts_for(Variant::StreetsAndAlleys, 1..=200, 150_000);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_citadel() {
+    same_verdicts_for(Variant::Citadel, 1..=200, 150_000);
+}
+
+#[test]
+fn a_budget_gives_unknown_never_unsolvable() {
+    // Deal 31 of beleaguered-castle needs far more than 1,000 nodes whatever the verdict.
+    let mut s = Solver::default();
+    s.limits.max_nodes = Some(1_000);
+    let out = s.solve(&Deal::from_seed(Variant::BeleagueredCastle.rules(), 31));
+    assert_eq!(out.verdict, Verdict::Unknown);
+    assert_eq!(out.limit, Some(castle::Limit::Nodes));
+    assert!(out.moves.is_empty());
+}
+
+#[test]
+fn missing_cards_helper_sees_the_whole_deck() {
+    let d = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
+    assert!(missing_cards(&d.tableau, d.foundations).is_empty());
+}
