@@ -80,10 +80,12 @@ impl fmt::Debug for Move {
 /// plus 12 into an empty pile: 12 * (12 + 23) = 420 bounds every position.
 pub const MAX_MOVES: usize = 420;
 
-/// A fixed-capacity list of moves, filled by move generation without allocating.
+/// A fixed-capacity list of moves, filled by move generation without allocating. Each move
+/// may carry a sort key (its heuristic score) so the list sorts itself in place.
 #[derive(Clone)]
 pub struct MoveList {
     moves: [Move; MAX_MOVES],
+    keys: [i32; MAX_MOVES],
     len: usize,
 }
 
@@ -91,6 +93,7 @@ impl Default for MoveList {
     fn default() -> Self {
         MoveList {
             moves: [Move::single(Card::new(1, crate::Suit::Clubs), 0, 0); MAX_MOVES],
+            keys: [0; MAX_MOVES],
             len: 0,
         }
     }
@@ -120,10 +123,27 @@ impl MoveList {
         &self.moves[..self.len]
     }
 
-    /// Sorts the moves by `key`, smallest first, without allocating.
+    /// Sets the sort key of move `i`.
     #[inline]
-    pub fn sort_by_key<K: Ord>(&mut self, mut key: impl FnMut(Move) -> K) {
-        self.moves[..self.len].sort_unstable_by_key(|&m| key(m));
+    pub fn set_key(&mut self, i: usize, key: i32) {
+        self.keys[i] = key;
+    }
+
+    /// Sorts the moves by key, highest first (insertion sort: lists are short, and equal
+    /// keys keep their generation order).
+    #[inline]
+    pub fn sort_by_key_desc(&mut self) {
+        for i in 1..self.len {
+            let (k, m) = (self.keys[i], self.moves[i]);
+            let mut j = i;
+            while j > 0 && self.keys[j - 1] < k {
+                self.keys[j] = self.keys[j - 1];
+                self.moves[j] = self.moves[j - 1];
+                j -= 1;
+            }
+            self.keys[j] = k;
+            self.moves[j] = m;
+        }
     }
 
     /// Number of moves.

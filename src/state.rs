@@ -401,19 +401,31 @@ impl Position {
             self.generate_runs(first_empty, out);
         }
         if prune.order_moves {
-            if jitter == 0 {
-                out.sort_by_key(|m| std::cmp::Reverse(self.score(m)));
-            } else {
-                out.sort_by_key(|m| {
+            // Lowest card of each pile and how deep it lies, computed once per position.
+            let mut low = [(KING + 1, 0u8); MAX_PILES];
+            for (i, lo) in low.iter_mut().enumerate().take(n) {
+                let l = self.len[i] as usize;
+                for (k, c) in self.cards[i][..l].iter().enumerate() {
+                    if c.rank() <= lo.0 {
+                        *lo = (c.rank(), k as u8);
+                    }
+                }
+            }
+            for k in 0..out.len() {
+                let m = out.as_slice()[k];
+                let mut score = self.score(m, &low);
+                if jitter != 0 {
                     let bits = u64::from(m.card.code()) << 24
                         | u64::from(m.from) << 16
                         | u64::from(m.to) << 8
                         | u64::from(m.count);
                     let mut h = (bits ^ jitter).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                     h ^= h >> 31;
-                    std::cmp::Reverse(self.score(m) + (h % 640) as i32)
-                });
+                    score += (h % 640) as i32;
+                }
+                out.set_key(k, score);
             }
+            out.sort_by_key_desc();
         }
     }
 
@@ -484,33 +496,31 @@ impl Position {
     /// moving a card that already sits on its natural parent (a lateral shuffle) and filling
     /// an empty pile rank last.
     #[inline]
-    fn score(&self, m: Move) -> i32 {
+    fn score(&self, m: Move, low: &[(u8, u8); MAX_PILES]) -> i32 {
         if m.to == FOUNDATION {
             return 10_000 - i32::from(m.card.rank());
         }
         let from = m.from as usize;
-        let l = self.len[from] as usize + 1 - m.count as usize;
+        // Cards left in the source pile after the move.
+        let left = self.len[from] as usize - m.count as usize;
         let mut s = 0;
-        if l == 1 {
+        if left == 0 {
             s += 300;
         } else {
-            let below = self.cards[from][l - 2];
+            let below = self.cards[from][left - 1];
             if self.fits_foundation(below) {
                 s += 600;
             }
             if below.rank() == m.card.rank() + 1 {
                 s -= 200;
             }
-            // Dig towards the pile's lowest card: the fewer cards above it, the better.
-            let mut low = KING + 1;
-            let mut depth = 0;
-            for (k, c) in self.cards[from][..l - 1].iter().enumerate() {
-                if c.rank() <= low {
-                    low = c.rank();
-                    depth = l - 2 - k;
-                }
+            // Dig towards the pile's lowest card: the fewer cards above it, the better. (The
+            // lowest card of the whole pile stands in for the lowest of what is left.)
+            let (rank, at) = low[from];
+            if (at as usize) < left {
+                let depth = left - 1 - at as usize;
+                s += (i32::from(KING + 1 - rank) * 16) / (depth as i32 + 1);
             }
-            s += (i32::from(KING + 1 - low) * 16) / (depth as i32 + 1);
         }
         if self.len[m.to as usize] == 0 {
             s -= 150;

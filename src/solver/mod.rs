@@ -150,7 +150,7 @@ impl Default for Solver {
 /// Node budget of the first attempt when restarts are on.
 const FIRST_ATTEMPT_NODES: u64 = 20_000;
 /// Attempts with budgets above this are not cut short: the last attempt runs to the end.
-const LAST_CUT_ATTEMPT_NODES: u64 = 2_560_000;
+const LAST_CUT_ATTEMPT_NODES: u64 = u64::MAX;
 
 impl Solver {
     /// Solves a validated deal.
@@ -171,13 +171,32 @@ impl Solver {
     /// attempt uses only exact rules, so any attempt that finishes gives an exact verdict; the
     /// cut attempts cost at most as many nodes again as the last one.
     pub fn solve_with_progress(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+        let pos = Position::new(deal);
+        // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
+        // (`key_bits_bound`), so three words serve the dealt games and four any board.
+        if pos.key_bits_bound() <= 192 {
+            self.attempts::<3>(deal, progress)
+        } else {
+            assert!(
+                pos.key_bits_bound() <= 256,
+                "deal too large for the state key"
+            );
+            self.attempts::<4>(deal, progress)
+        }
+    }
+
+    fn attempts<const W: usize>(
+        &self,
+        deal: &Deal,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Outcome {
         let t0 = std::time::Instant::now();
+        let mut table = table::Table::<W>::new(self.limits.memory_bytes);
         let mut done = 0u64;
-        let mut peak_bytes = 0;
         let mut attempt = 0u32;
         loop {
             let mut budget = if self.restarts {
-                let b = FIRST_ATTEMPT_NODES << attempt.min(40);
+                let b = FIRST_ATTEMPT_NODES.saturating_mul(1 << attempt.min(40));
                 (b <= LAST_CUT_ATTEMPT_NODES).then_some(b)
             } else {
                 None
@@ -192,24 +211,15 @@ impl Solver {
                 budget = global_left;
             }
             let mut pos = Position::new(deal);
-            // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
-            // (`key_bits_bound`), so three words serve the dealt games and four any board.
+            table.clear();
             let jitter = u64::from(attempt);
-            let mut out = if pos.key_bits_bound() <= 192 {
-                search::dfs::<3>(&mut pos, self, t0, budget, done, jitter, progress)
-            } else {
-                assert!(
-                    pos.key_bits_bound() <= 256,
-                    "deal too large for the state key"
-                );
-                search::dfs::<4>(&mut pos, self, t0, budget, done, jitter, progress)
-            };
+            let mut out = search::dfs::<W>(
+                &mut pos, self, &mut table, t0, budget, done, jitter, progress,
+            );
             done += out.nodes;
-            peak_bytes = peak_bytes.max(out.table_bytes);
             let cut = out.limit == Some(Limit::Nodes) && !global_binds;
             if !cut {
                 out.nodes = done;
-                out.table_bytes = peak_bytes;
                 out.seconds = t0.elapsed().as_secs_f64();
                 out.attempts = attempt + 1;
                 return out;

@@ -50,6 +50,7 @@ fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
 pub(super) fn dfs<const W: usize>(
     pos: &mut Position,
     cfg: &Solver,
+    table: &mut Table<W>,
     t0: Instant,
     budget: Option<u64>,
     done: u64,
@@ -58,7 +59,6 @@ pub(super) fn dfs<const W: usize>(
 ) -> Outcome {
     let prune = cfg.pruning;
     let limits = cfg.limits;
-    let mut table = Table::<W>::new(limits.memory_bytes);
     let mut hist: Vec<Move> = Vec::with_capacity(1024);
     let mut stack: Vec<Move> = Vec::with_capacity(1 << 14);
     let mut frames: Vec<Frame> = Vec::with_capacity(1024);
@@ -85,7 +85,7 @@ pub(super) fn dfs<const W: usize>(
         attempts: 1,
     };
     if pos.is_won() {
-        return finish(Verdict::Solvable, hist, None, nodes, best_home, &table);
+        return finish(Verdict::Solvable, hist, None, nodes, best_home, table);
     }
 
     // Enters the position `pos` stands in: stores its key and pushes its frame.
@@ -103,7 +103,7 @@ pub(super) fn dfs<const W: usize>(
                         Some(Limit::Memory),
                         nodes,
                         best_home,
-                        &table,
+                        table,
                     );
                 }
                 Entry::Stored(slot) => {
@@ -163,7 +163,7 @@ pub(super) fn dfs<const W: usize>(
             best_home = pos.home();
         }
         if pos.is_won() {
-            return finish(Verdict::Solvable, hist, None, nodes, best_home, &table);
+            return finish(Verdict::Solvable, hist, None, nodes, best_home, table);
         }
         if !enter!(before) {
             undo_to(pos, &mut hist, before);

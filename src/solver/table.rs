@@ -1,12 +1,15 @@
 //! The transposition table: a bounded, exact set of the states the search has entered.
 //!
-//! - Slots are `[u64; W]` exact keys (24 bytes for the classic games); an all-zero key never
-//!   occurs (it would be the won position, which is never stored) and marks an empty slot.
+//! - Slots hold exact keys, `[u64; W]` (24 bytes for the classic games), so a lookup never
+//!   mistakes one position for another: an `unsolvable` verdict never rests on a hash match.
+//! - Beside each slot is a one-byte tag drawn from the key's hash (0 marks an empty slot).
+//!   A probe scans the tags — 32 of them are half a cache line — and reads a key only where
+//!   the tag matches, so a miss costs one cache line instead of a dozen.
 //! - Multiply-shift indexing takes the top bits of a mixed hash; a key lives within
-//!   [`PROBE`] slots of its home (linear probing, no wrap: the array has `PROBE` spare slots
-//!   at the end), so a lookup reads at most `PROBE` consecutive slots.
+//!   [`PROBE`] slots of its home (linear probing, no wrap: the arrays have `PROBE` spare slots
+//!   at the end).
 //! - The table starts small and doubles (rehashing) while the memory budget allows, keeping
-//!   the load under 3/4. At the budget it *replaces*: a new key takes the place of an
+//!   the load under 7/8. At the budget it *replaces*: a new key takes the place of an
 //!   unpinned key in its window. A lost entry costs time (that state may be searched again),
 //!   never a wrong verdict, because an entry only ever means "already entered".
 //! - States on the current search path are *pinned* (one bit each) and never replaced, so a
@@ -29,6 +32,7 @@ pub enum Entry {
 /// Exact key set with pins; see the module docs.
 pub struct Table<const W: usize> {
     slots: Vec<[u64; W]>,
+    tags: Vec<u8>,
     pins: Vec<u64>,
     bits: u32,
     len: usize,
@@ -46,6 +50,11 @@ fn mix(key: &[u64]) -> u64 {
         h ^= h >> 29;
     }
     h.wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
+}
+
+#[inline]
+fn tag_of(h: u64) -> u8 {
+    (h as u8).max(1)
 }
 
 /// Asks the kernel to back a large table with 2 MiB pages: table probes land at random, and
@@ -68,20 +77,22 @@ fn advise_huge_pages<T>(v: &mut [T]) {
             libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 impl<const W: usize> Table<W> {
-    /// Bytes one slot takes, pin bit included (rounded down).
-    pub const SLOT_BYTES: usize = 8 * W;
+    /// Bytes one slot takes: the key, its tag and its pin bit (rounded up).
+    pub const SLOT_BYTES: usize = 8 * W + 2;
 
     /// A table that may grow to `max_bytes`.
     pub fn new(max_bytes: usize) -> Table<W> {
-        let per_slot = 8 * W as u64 * 8 + 1; // bits per slot: key + pin
-        let max_slots = (max_bytes as u64 * 8 / per_slot).max(1 << 10);
+        let per_slot_bits = (8 * W as u64 + 1) * 8 + 1; // key, tag, pin
+        let max_slots = (max_bytes as u64 * 8 / per_slot_bits).max(1 << 10);
         let max_bits = 63 - max_slots.leading_zeros();
-        let bits = max_bits.min(14);
         let mut t = Table {
             slots: Vec::new(),
+            tags: Vec::new(),
             pins: Vec::new(),
             bits: 0,
             len: 0,
@@ -90,7 +101,7 @@ impl<const W: usize> Table<W> {
             replaced: 0,
             peak_bytes: 0,
         };
-        t.alloc(bits);
+        t.alloc(max_bits.min(16));
         t
     }
 
@@ -98,17 +109,26 @@ impl<const W: usize> Table<W> {
         let n = (1usize << bits) + PROBE;
         self.slots = vec![[0u64; W]; n];
         advise_huge_pages(&mut self.slots);
+        self.tags = vec![0u8; n];
         self.pins = vec![0u64; n.div_ceil(64)];
         self.bits = bits;
         self.peak_bytes = self.peak_bytes.max(self.bytes());
     }
 
-    /// Bytes allocated now.
-    pub fn bytes(&self) -> usize {
-        self.slots.len() * 8 * W + self.pins.len() * 8
+    /// Forgets every key but keeps the allocation (only the tags and pins are cleared).
+    pub fn clear(&mut self) {
+        self.tags.fill(0);
+        self.pins.fill(0);
+        self.len = 0;
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
-    /// Largest allocation so far (during a rehash both tables exist; this counts the larger).
+    /// Bytes allocated now.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 8 * W + self.tags.len() + self.pins.len() * 8
+    }
+
+    /// Largest allocation so far (during a rehash both tables exist; this counts both).
     pub fn peak_bytes(&self) -> usize {
         self.peak_bytes
     }
@@ -128,7 +148,7 @@ impl<const W: usize> Table<W> {
         self.replaced
     }
 
-    /// Changes whenever slots move (a rehash); a slot index from an older epoch is stale.
+    /// Changes whenever slots move or are forgotten; a slot index from another epoch is stale.
     pub fn epoch(&self) -> u32 {
         self.epoch
     }
@@ -152,47 +172,55 @@ impl<const W: usize> Table<W> {
         }
     }
 
+    #[inline]
+    fn put(&mut self, i: usize, tag: u8, key: &[u64; W]) {
+        self.slots[i] = *key;
+        self.tags[i] = tag;
+        self.set_pin(i, true);
+    }
+
     /// Looks `key` up; if absent, stores it pinned (growing or replacing as needed).
-    ///
-    /// # Panics
-    /// In debug builds, if `key` is all zero (the empty-slot marker).
     #[inline]
     pub fn enter(&mut self, key: &[u64; W]) -> Entry {
-        debug_assert!(key.iter().any(|&w| w != 0));
         let h = mix(key);
+        let tag = tag_of(h);
         loop {
             let home = self.home(h);
+            let mut free = None;
             for i in home..home + PROBE {
-                let s = &self.slots[i];
-                if s == key {
+                let t = self.tags[i];
+                if t == 0 {
+                    free = Some(i);
+                    break;
+                }
+                if t == tag && &self.slots[i] == key {
                     return Entry::Present;
                 }
-                if s[0] == 0 && s.iter().all(|&w| w == 0) {
-                    if self.len + 1 > (3usize << self.bits) / 4 && self.bits < self.max_bits {
-                        break; // grow first
+            }
+            match free {
+                Some(i) => {
+                    if self.len + 1 > (7usize << self.bits) / 8 && self.bits < self.max_bits {
+                        self.grow();
+                        continue;
                     }
-                    self.slots[i] = *key;
-                    self.set_pin(i, true);
+                    self.put(i, tag, key);
                     self.len += 1;
                     return Entry::Stored(i);
                 }
-                if i == home + PROBE - 1 && self.bits >= self.max_bits {
-                    return self.replace(home, h, key);
-                }
+                None if self.bits < self.max_bits => self.grow(),
+                None => return self.replace(home, h, tag, key),
             }
-            self.grow();
         }
     }
 
     /// The window is full and the table may not grow: overwrite an unpinned key, starting the
     /// scan at a point drawn from the hash so that no slot of the window is favoured.
-    fn replace(&mut self, home: usize, h: u64, key: &[u64; W]) -> Entry {
-        let start = (h as usize) % PROBE;
+    fn replace(&mut self, home: usize, h: u64, tag: u8, key: &[u64; W]) -> Entry {
+        let start = (h >> 8) as usize % PROBE;
         for k in 0..PROBE {
             let i = home + (start + k) % PROBE;
             if !self.pinned(i) {
-                self.slots[i] = *key;
-                self.set_pin(i, true);
+                self.put(i, tag, key);
                 self.replaced += 1;
                 return Entry::Stored(i);
             }
@@ -202,26 +230,25 @@ impl<const W: usize> Table<W> {
 
     fn grow(&mut self) {
         let old = std::mem::take(&mut self.slots);
+        let old_tags = std::mem::take(&mut self.tags);
         let old_pins = std::mem::take(&mut self.pins);
+        let old_bytes = old.len() * 8 * W + old_tags.len() + old_pins.len() * 8;
         let mut bits = self.bits + 1;
         'retry: loop {
             self.alloc(bits);
-            self.peak_bytes = self
-                .peak_bytes
-                .max(self.bytes() + old.len() * 8 * W + old_pins.len() * 8);
+            self.peak_bytes = self.peak_bytes.max(self.bytes() + old_bytes);
             for (j, k) in old.iter().enumerate() {
-                if k.iter().all(|&w| w == 0) {
+                if old_tags[j] == 0 {
                     continue;
                 }
                 let home = self.home(mix(k));
-                let Some(i) = (home..home + PROBE)
-                    .find(|&i| self.slots[i][0] == 0 && self.slots[i].iter().all(|&w| w == 0))
-                else {
+                let Some(i) = (home..home + PROBE).find(|&i| self.tags[i] == 0) else {
                     // A window overflowed at under half load: vanishingly rare; go bigger.
                     bits += 1;
                     continue 'retry;
                 };
                 self.slots[i] = *k;
+                self.tags[i] = old_tags[j];
                 if old_pins[j / 64] >> (j % 64) & 1 == 1 {
                     self.set_pin(i, true);
                 }
@@ -233,8 +260,12 @@ impl<const W: usize> Table<W> {
 
     /// Finds the slot of `key`, if stored.
     pub fn find(&self, key: &[u64; W]) -> Option<usize> {
-        let home = self.home(mix(key));
-        (home..home + PROBE).find(|&i| &self.slots[i] == key)
+        let h = mix(key);
+        let tag = tag_of(h);
+        let home = self.home(h);
+        (home..home + PROBE)
+            .take_while(|&i| self.tags[i] != 0)
+            .find(|&i| self.tags[i] == tag && &self.slots[i] == key)
     }
 
     /// Unpins the key at `slot` (the search has left that state).
@@ -263,6 +294,9 @@ mod tests {
         }
         assert_eq!(t.len(), 100_000);
         assert_eq!(t.replaced(), 0);
+        t.clear();
+        assert!(t.is_empty());
+        assert!(matches!(t.enter(&key(5)), Entry::Stored(_)));
     }
 
     #[test]
@@ -283,8 +317,7 @@ mod tests {
             }
         }
         assert!(t.replaced() > 0, "the small table never filled");
-        assert!(t.bytes() <= 64 * 1024 + 8 * 3 * PROBE + 64);
-        // Every pinned key that was stored is still there.
+        assert!(t.bytes() <= 64 * 1024 + Table::<3>::SLOT_BYTES * PROBE + 64);
         for i in pinned {
             assert!(t.find(&key(i)).is_some(), "pinned key {i} was replaced");
         }
