@@ -48,8 +48,8 @@ pub struct SetResult {
     pub states: u64,
     /// Total seconds.
     pub seconds: f64,
-    /// Largest table allocation of any deal, bytes.
-    pub max_table_bytes: usize,
+    /// Table bytes per stored state of the deal that stored the most states.
+    pub bytes_per_state: f64,
     /// Most states any one deal stored.
     pub max_states: u64,
     /// Solution lengths of the solved deals.
@@ -73,8 +73,10 @@ pub fn run_set(set: &DealSet, solver: &Solver) -> SetResult {
         }
         r.nodes += out.nodes;
         r.states += out.states;
-        r.max_states = r.max_states.max(out.states);
-        r.max_table_bytes = r.max_table_bytes.max(out.table_bytes);
+        if out.states > r.max_states {
+            r.max_states = out.states;
+            r.bytes_per_state = out.table_bytes as f64 / out.states.max(1) as f64;
+        }
     }
     r.seconds = t0.elapsed().as_secs_f64();
     r

@@ -252,8 +252,8 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
             continue;
         }
         let lower = l.to_ascii_lowercase();
-        if let Some(rest) = lower.strip_prefix("foundations:") {
-            for tok in rest.split_whitespace() {
+        if lower.starts_with("foundations:") {
+            for tok in l["foundations:".len()..].split_whitespace() {
                 let (s, r) = tok.split_once('-').ok_or_else(|| {
                     err(
                         origin,

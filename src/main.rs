@@ -22,10 +22,14 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            if e.chain().any(|c| {
+            // A closed pipe (`castle solve ... | head`) is the reader's choice, not a failure.
+            let broken_pipe = e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) {
+                    || c.downcast_ref::<serde_json::Error>()
+                        .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+            });
+            if broken_pipe {
                 return ExitCode::SUCCESS;
             }
             eprintln!("castle: {e:#}");
@@ -101,7 +105,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
     if b.memory == 0 {
         return Err(input("--memory must be at least 1 (MiB)"));
     }
-    if b.max_seconds.is_some_and(|s| !(s > 0.0)) {
+    if b.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
         return Err(input("--max-seconds must be a positive number"));
     }
     Ok(Solver {
@@ -354,7 +358,7 @@ fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
                 r.seconds,
                 r.nodes as f64 / r.seconds / 1e6,
                 r.max_states,
-                r.max_table_bytes as f64 / r.max_states.max(1) as f64,
+                r.bytes_per_state,
                 med
             )?;
         }

@@ -640,9 +640,12 @@ mod tests {
     use super::*;
     use crate::rules::Variant;
 
+    /// The multiset of piles as sorted card lists, and the foundations.
+    type SlowKey = (Vec<Vec<u8>>, [u8; 4]);
+
     /// Reference key: the multiset of piles as sorted card lists (slow, obviously
     /// order-independent).
-    fn slow_key(p: &Position) -> (Vec<Vec<u8>>, [u8; 4]) {
+    fn slow_key(p: &Position) -> SlowKey {
         let mut piles: Vec<Vec<u8>> = (0..p.piles())
             .map(|i| p.pile(i).iter().map(|c| c.code()).collect())
             .filter(|v: &Vec<u8>| !v.is_empty())
@@ -657,10 +660,8 @@ mod tests {
     fn packed_key_agrees_with_the_slow_key_on_random_walks() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
-        let mut seen: std::collections::HashMap<[u64; 3], (Vec<Vec<u8>>, [u8; 4])> =
-            Default::default();
-        let mut canon: std::collections::HashMap<(Vec<Vec<u8>>, [u8; 4]), [u64; 3]> =
-            Default::default();
+        let mut seen: std::collections::HashMap<[u64; 3], SlowKey> = Default::default();
+        let mut canon: std::collections::HashMap<SlowKey, [u64; 3]> = Default::default();
         for v in Variant::ALL {
             for seed in 1..=30 {
                 let deal = Deal::from_seed(v.rules(), seed);

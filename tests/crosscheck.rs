@@ -53,7 +53,7 @@ fn agree_with_fc_solve(variant: Variant) {
     let cases = cases(variant);
     assert_eq!(cases.len(), 120, "{variant}: expected 120 deals");
     let mut solver = Solver::default();
-    solver.limits.max_nodes = Some(5_000_000);
+    solver.limits.max_nodes = Some(40_000_000);
     solver.limits.memory_bytes = 1 << 30;
     // Deals fc-solve could not decide in 30 s are left out: there is nothing to compare.
     let results: Vec<(u64, Option<Verdict>, Verdict)> = cases

@@ -106,7 +106,7 @@ pub struct Outcome {
     pub limit: Option<Limit>,
     /// Most cards on the foundations in any position the search reached.
     pub best_home: u8,
-    /// Largest table allocation, in bytes.
+    /// Table allocation at the end, in bytes (key, tag and pin bit per slot).
     pub table_bytes: usize,
     /// Table entries replaced because the memory budget was reached.
     pub replaced: u64,
@@ -149,8 +149,6 @@ impl Default for Solver {
 
 /// Node budget of the first attempt when restarts are on.
 const FIRST_ATTEMPT_NODES: u64 = 20_000;
-/// Attempts with budgets above this are not cut short: the last attempt runs to the end.
-const LAST_CUT_ATTEMPT_NODES: u64 = u64::MAX;
 
 impl Solver {
     /// Solves a validated deal.
@@ -166,10 +164,11 @@ impl Solver {
     /// # Restarts
     /// Depth-first search time on winnable deals is heavy-tailed: an early move into a huge
     /// lost region can cost millions of nodes that another order never sees. With restarts on,
-    /// attempt `k` gets `20,000 * 2^k` nodes and a different pseudo-random tie-break of the
-    /// move order; once that budget passes 2,560,000 nodes the attempt runs to the end. Every
-    /// attempt uses only exact rules, so any attempt that finishes gives an exact verdict; the
-    /// cut attempts cost at most as many nodes again as the last one.
+    /// attempt `k` gets `20,000 * 2^k` nodes and a different pseudo-random perturbation of the
+    /// move order, and the table is cleared between attempts. Every attempt uses only exact
+    /// rules, so any attempt that ends within its budget has entered every reachable position
+    /// and its verdict is exact; the attempts cut short cost at most as many nodes again as
+    /// the last one (the budgets double). `--max-nodes` and `--max-seconds` bound the total.
     pub fn solve_with_progress(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
         let pos = Position::new(deal);
         // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
@@ -195,12 +194,9 @@ impl Solver {
         let mut done = 0u64;
         let mut attempt = 0u32;
         loop {
-            let mut budget = if self.restarts {
-                let b = FIRST_ATTEMPT_NODES.saturating_mul(1 << attempt.min(40));
-                (b <= LAST_CUT_ATTEMPT_NODES).then_some(b)
-            } else {
-                None
-            };
+            let mut budget = self
+                .restarts
+                .then(|| FIRST_ATTEMPT_NODES.saturating_mul(1 << attempt.min(40)));
             let global_left = self.limits.max_nodes.map(|m| m.saturating_sub(done));
             let global_binds = match (budget, global_left) {
                 (_, None) => false,
@@ -213,9 +209,13 @@ impl Solver {
             let mut pos = Position::new(deal);
             table.clear();
             let jitter = u64::from(attempt);
-            let mut out = search::dfs::<W>(
-                &mut pos, self, &mut table, t0, budget, done, jitter, progress,
-            );
+            let run = search::Attempt {
+                t0,
+                budget,
+                done,
+                jitter,
+            };
+            let mut out = search::dfs::<W>(&mut pos, self, &mut table, &run, progress);
             done += out.nodes;
             let cut = out.limit == Some(Limit::Nodes) && !global_binds;
             if !cut {

@@ -41,22 +41,33 @@ fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
     }
 }
 
-/// One depth-first search from `pos`.
-///
-/// `budget` caps this attempt's nodes (`Limit::Nodes` when hit); `done` counts nodes of
-/// earlier attempts (for the global `--max-nodes` and the progress figures); `jitter` varies
-/// the move order. Whatever the order, an attempt that ends without hitting a budget has
-/// entered every reachable position, so its verdict is exact.
+/// What distinguishes one attempt of a solve from another.
+pub(super) struct Attempt {
+    /// When the solve started (for `--max-seconds`).
+    pub t0: Instant,
+    /// This attempt's node budget (`Limit::Nodes` when hit).
+    pub budget: Option<u64>,
+    /// Nodes of earlier attempts (for the progress figures).
+    pub done: u64,
+    /// Varies the move order (0: the plain heuristic order).
+    pub jitter: u64,
+}
+
+/// One depth-first search from `pos`. Whatever the order, an attempt that ends without
+/// hitting a budget has entered every reachable position, so its verdict is exact.
 pub(super) fn dfs<const W: usize>(
     pos: &mut Position,
     cfg: &Solver,
     table: &mut Table<W>,
-    t0: Instant,
-    budget: Option<u64>,
-    done: u64,
-    jitter: u64,
+    attempt: &Attempt,
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
+    let Attempt {
+        t0,
+        budget,
+        done,
+        jitter,
+    } = *attempt;
     let prune = cfg.pruning;
     let limits = cfg.limits;
     let mut hist: Vec<Move> = Vec::with_capacity(1024);
@@ -80,7 +91,7 @@ pub(super) fn dfs<const W: usize>(
         seconds: t0.elapsed().as_secs_f64(),
         limit,
         best_home,
-        table_bytes: table.peak_bytes(),
+        table_bytes: table.bytes(),
         replaced: table.replaced(),
         attempts: 1,
     };
@@ -135,7 +146,7 @@ pub(super) fn dfs<const W: usize>(
                 None,
                 nodes,
                 best_home,
-                &table,
+                table,
             );
         };
         if f.next == f.end {
@@ -177,7 +188,7 @@ pub(super) fn dfs<const W: usize>(
                     Some(Limit::Nodes),
                     nodes,
                     best_home,
-                    &table,
+                    table,
                 );
             }
         }
@@ -190,7 +201,7 @@ pub(super) fn dfs<const W: usize>(
                     Some(Limit::Seconds),
                     nodes,
                     best_home,
-                    &table,
+                    table,
                 );
             }
             progress(&Progress {

@@ -1,0 +1,308 @@
+//! The binary end to end: golden deal numbers, format round trips, the JSON contract read
+//! back by `verify`, and bad input (exit code 2, a message naming the fault, never a panic).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::io::Write;
+
+fn castle() -> Command {
+    Command::cargo_bin("castle").unwrap()
+}
+
+fn data(path: &str) -> String {
+    format!("{}/data/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = castle().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "castle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn temp_file(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+#[test]
+fn deal_numbers_never_change() {
+    for v in ["beleaguered-castle", "streets-and-alleys", "citadel"] {
+        for s in ["1", "2", "42", "1000000"] {
+            let want = std::fs::read_to_string(data(&format!("golden/{v}-{s}.txt"))).unwrap();
+            assert_eq!(
+                run_ok(&["deal", "--variant", v, "--seed", s]),
+                want,
+                "{v} deal {s}"
+            );
+        }
+    }
+}
+
+fn json_deal(args: &[&str]) -> Value {
+    let v: Value = serde_json::from_str(&run_ok(args)).unwrap();
+    v["deal"].clone()
+}
+
+#[test]
+fn every_deal_format_round_trips() {
+    for v in ["beleaguered-castle", "streets-and-alleys", "citadel"] {
+        let want = json_deal(&["deal", "--variant", v, "--seed", "7", "--format", "json"]);
+        for fmt in ["text", "fcs", "json"] {
+            let file = temp_file(&run_ok(&[
+                "deal",
+                "--variant",
+                v,
+                "--seed",
+                "7",
+                "--format",
+                fmt,
+            ]));
+            let path = file.path().to_str().unwrap();
+            let got = json_deal(&["deal", "--variant", v, "--deal", path, "--format", "json"]);
+            assert_eq!(got, want, "{v} through {fmt}");
+            // And the text format reads back to the very same text.
+            if fmt == "text" {
+                let again = run_ok(&["deal", "--variant", v, "--deal", path]);
+                assert_eq!(again, std::fs::read_to_string(path).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn solve_prints_the_json_contract_and_verify_accepts_it() {
+    let text = run_ok(&["solve", "--seed", "2", "--format", "json"]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    for key in [
+        "variant", "seed", "options", "deal", "verdict", "moves", "nodes", "states", "seconds",
+        "limit",
+    ] {
+        assert!(v.get(key).is_some(), "missing `{key}`");
+    }
+    assert_eq!(v["variant"], "beleaguered-castle");
+    assert_eq!(v["seed"], 2);
+    assert_eq!(v["options"]["start_rank"], 1);
+    assert_eq!(v["options"]["foundation_return"], false);
+    assert_eq!(v["options"]["sequence_moves"], "single");
+    assert_eq!(v["deal"]["foundations"][0], serde_json::json!(["AC"]));
+    assert_eq!(v["verdict"], "solvable");
+    assert!(v["limit"].is_null());
+    let moves = v["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+    assert!(moves
+        .iter()
+        .all(|m| m["card"].is_string() && m["from"].is_string() && m["to"].is_string()));
+    let file = temp_file(&text);
+    castle()
+        .args(["verify", file.path().to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("ok:"));
+}
+
+#[test]
+fn verify_names_the_first_illegal_move() {
+    let text = run_ok(&["solve", "--seed", "2", "--format", "json"]);
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    // Drop move 3: the moves after it no longer fit, or the game ends unfinished.
+    v["moves"].as_array_mut().unwrap().remove(2);
+    let file = temp_file(&v.to_string());
+    castle()
+        .args(["verify", file.path().to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("move")
+                .and(predicate::str::contains("illegal").or(predicate::str::contains("still off"))),
+        );
+    // A move onto a card of the wrong rank is named with its number and reason.
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    let first = v["moves"][0].clone();
+    v["moves"] = serde_json::json!([{"card": first["card"], "from": first["from"], "to": "t9"}]);
+    let file = temp_file(&v.to_string());
+    castle()
+        .args(["verify", file.path().to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("move 1").and(predicate::str::contains("no pile t9")));
+}
+
+#[test]
+fn a_deal_can_come_from_standard_input_and_a_budget_gives_unknown() {
+    let deal = run_ok(&["deal", "--seed", "31"]);
+    let out = castle()
+        .args([
+            "solve",
+            "--deal",
+            "-",
+            "--format",
+            "json",
+            "--max-nodes",
+            "50",
+        ])
+        .write_stdin(deal)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "unknown");
+    assert_eq!(v["limit"], "nodes");
+    assert_eq!(v["seed"], 31);
+}
+
+#[test]
+fn text_output_reads_like_a_game() {
+    let text = run_ok(&["solve", "--seed", "2"]);
+    assert!(text.contains("[AC]"), "{text}");
+    assert!(text.contains("solvable: won in"));
+    assert!(text.contains("1. "));
+    assert!(!text.contains('\x1b'), "no colour when piped");
+}
+
+/// Bad input: exit code 2, a message that names the fault, and no panic.
+fn bad(args: &[&str], stdin: Option<&str>, expect: &[&str]) {
+    let mut cmd = castle();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s.to_string());
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "castle {args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for e in expect {
+        assert!(err.contains(e), "castle {args:?}: `{err}` lacks `{e}`");
+    }
+}
+
+#[test]
+fn bad_input_is_named_and_exits_2() {
+    let good = run_ok(&["deal", "--seed", "3"]);
+    let t1 = good
+        .lines()
+        .find(|l| l.starts_with("t1:"))
+        .unwrap()
+        .to_string();
+    let first_card = t1.split_whitespace().nth(1).unwrap().to_string();
+    let second_card = t1.split_whitespace().nth(2).unwrap().to_string();
+    let solve = ["solve", "--deal", "-"];
+
+    // A missing card: drop the first card of t1.
+    let missing = good.replacen(&format!("t1: {first_card} "), "t1: ", 1);
+    bad(
+        &solve,
+        Some(&missing),
+        &["<stdin>", "missing 1 card", &first_card],
+    );
+    // A duplicate card: the second card of t1 written twice.
+    let dup = good.replacen(
+        &format!("t1: {first_card} "),
+        &format!("t1: {second_card} "),
+        1,
+    );
+    bad(&solve, Some(&dup), &["appears twice", &second_card]);
+    // A card spelled 1X.
+    let junk = good.replacen(&first_card, "1X", 1);
+    bad(&solve, Some(&junk), &["line 6", "`1X` is not a card"]);
+    // Wrong pile count: no t8.
+    let short: String = good
+        .lines()
+        .filter(|l| !l.starts_with("t8:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    bad(&solve, Some(&short), &["8 tableau piles", "has 7"]);
+    // An empty file.
+    let empty = temp_file("");
+    bad(
+        &["solve", "--deal", empty.path().to_str().unwrap()],
+        None,
+        &["empty"],
+    );
+    // A file that is not there.
+    bad(
+        &["solve", "--deal", "/no/such/deal.txt"],
+        None,
+        &["/no/such/deal.txt"],
+    );
+    // An unknown variant, on the command line and in a file.
+    bad(
+        &["solve", "--variant", "klondike", "--seed", "1"],
+        None,
+        &["unknown variant `klondike`"],
+    );
+    bad(
+        &solve,
+        Some(&good.replace("beleaguered-castle", "spider")),
+        &["line 2", "unknown variant `spider`"],
+    );
+    // A start rank out of range.
+    bad(
+        &["deal", "--seed", "1", "--start-rank", "13"],
+        None,
+        &["--start-rank"],
+    );
+    // verify given something that is not a report.
+    bad(
+        &["verify", "-"],
+        Some("{\"moves\": 3}"),
+        &["not a solve report"],
+    );
+    // fc-solve boards: a bad foundation.
+    bad(&solve, Some("Foundations: H-Z\nKS\n"), &["`H-Z`"]);
+    // No deal at all.
+    bad(&["solve"], None, &["--seed"]);
+}
+
+#[test]
+fn variants_and_completions_print() {
+    let v = run_ok(&["variants"]);
+    for name in [
+        "beleaguered-castle",
+        "streets-and-alleys",
+        "citadel",
+        "beleaguered-fortress",
+    ] {
+        assert!(v.contains(name), "{name} missing from `castle variants`");
+    }
+    for shell in ["bash", "zsh", "fish"] {
+        assert!(run_ok(&["completions", shell]).contains("castle"));
+    }
+}
+
+#[test]
+fn foreign_boards_are_read() {
+    // fc-solve's layout of Beleaguered Castle, as in shared/bench, and Solvitaire's JSON.
+    let fcs = "Foundations: H-A C-A D-A S-A\n".to_string()
+        + &run_ok(&["deal", "--seed", "5", "--format", "fcs"])
+            .lines()
+            .skip(1)
+            .map(|l| format!(": {l}\n"))
+            .collect::<String>();
+    let a = castle()
+        .args(["deal", "--deal", "-", "--format", "json"])
+        .write_stdin(fcs)
+        .output()
+        .unwrap();
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let deal: Value = serde_json::from_slice::<Value>(&a.stdout).unwrap()["deal"].clone();
+    let solvitaire = serde_json::json!({
+        "tableau piles": deal["tableau"],
+        "foundations": deal["foundations"],
+    });
+    let b = castle()
+        .args(["deal", "--deal", "-", "--format", "json"])
+        .write_stdin(solvitaire.to_string())
+        .output()
+        .unwrap();
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&b.stdout).unwrap()["deal"],
+        deal
+    );
+}
