@@ -91,6 +91,9 @@ pub struct Position {
     col: [u8; MAX_PILES],
     prefix: [u8; MAX_PILES],
     run: [u32; MAX_PILES],
+    /// Each pile's whole key field (header and run), kept up to date by `push` and `pop`.
+    frag: [u64; MAX_PILES],
+    frag_bits: [u8; MAX_PILES],
     slot_of_col: [u8; MAX_PILES],
     // What was dealt (fixed for the search).
     dealt: [[Card; MAX_PILE]; MAX_PILES],
@@ -116,6 +119,8 @@ impl Position {
             col: [NONE; MAX_PILES],
             prefix: [0; MAX_PILES],
             run: [0; MAX_PILES],
+            frag: [0; MAX_PILES],
+            frag_bits: [0; MAX_PILES],
             slot_of_col: [NONE; MAX_PILES],
             dealt: [[filler; MAX_PILE]; MAX_PILES],
             dealt_len: [0; MAX_PILES],
@@ -139,7 +144,34 @@ impl Position {
             }
         }
         p.prefix_bits = usize::BITS - max_len.leading_zeros();
+        for i in 0..n {
+            p.refresh(i);
+        }
         p
+    }
+
+    /// Recomputes pile `i`'s key field from its descriptors: for a column pile the prefix
+    /// length, run length and run suits; for a refilled pile its base card, run length and
+    /// run suits (see the module docs).
+    #[inline]
+    fn refresh(&mut self, i: usize) {
+        let len = self.len[i];
+        if len == 0 {
+            self.frag_bits[i] = 0;
+            return;
+        }
+        let (head, head_bits, run) = if self.col[i] != NONE {
+            (
+                u64::from(self.prefix[i]),
+                self.prefix_bits,
+                len - self.prefix[i],
+            )
+        } else {
+            (u64::from(self.cards[i][0].code()), BASE_BITS, len - 1)
+        };
+        let run_bits = 2 * u32::from(run);
+        self.frag[i] = (head << RUN_LEN_BITS | u64::from(run)) << run_bits | u64::from(self.run[i]);
+        self.frag_bits[i] = (head_bits + RUN_LEN_BITS + run_bits) as u8;
     }
 
     /// Upper bound on the key's length in bits for this deal (see the module docs): each pile
@@ -216,6 +248,7 @@ impl Position {
                 self.run[i] = (self.run[i] << 2) | c.suit() as u32;
             }
         }
+        self.refresh(i);
     }
 
     #[inline]
@@ -237,6 +270,7 @@ impl Position {
         } else {
             self.run[i] >>= 2;
         }
+        self.refresh(i);
         c
     }
 
@@ -546,11 +580,7 @@ impl Position {
             if p == NONE {
                 w.put(0, self.prefix_bits);
             } else {
-                let p = p as usize;
-                let runlen = u32::from(self.len[p] - self.prefix[p]);
-                w.put(u64::from(self.prefix[p]), self.prefix_bits);
-                w.put(u64::from(runlen), RUN_LEN_BITS);
-                w.put(u64::from(self.run[p]), 2 * runlen);
+                w.put(self.frag[p as usize], u32::from(self.frag_bits[p as usize]));
             }
         }
         // Refilled piles, sorted by base card (insertion sort of at most 12 entries).
@@ -568,11 +598,8 @@ impl Position {
                 k += 1;
             }
         }
-        for &(b, i) in &bases[..k] {
-            let runlen = u32::from(self.len[i as usize] - 1);
-            w.put(u64::from(b), BASE_BITS);
-            w.put(u64::from(runlen), RUN_LEN_BITS);
-            w.put(u64::from(self.run[i as usize]), 2 * runlen);
+        for &(_, i) in &bases[..k] {
+            w.put(self.frag[i as usize], u32::from(self.frag_bits[i as usize]));
         }
         w.finish()
     }
@@ -588,10 +615,13 @@ impl Position {
     }
 }
 
-/// Packs bit fields most-significant first into `W` words.
+/// Packs bit fields most-significant first into `W` words. Fields are at most 40 bits;
+/// they collect in a 128-bit accumulator that hands over whole words.
 struct BitWriter<const W: usize> {
     words: [u64; W],
-    used: u32,
+    acc: u128,
+    pending: u32,
+    full: usize,
     overflow: bool,
 }
 
@@ -599,7 +629,9 @@ impl<const W: usize> Default for BitWriter<W> {
     fn default() -> Self {
         BitWriter {
             words: [0; W],
-            used: 0,
+            acc: 0,
+            pending: 0,
+            full: 0,
             overflow: false,
         }
     }
@@ -608,29 +640,30 @@ impl<const W: usize> Default for BitWriter<W> {
 impl<const W: usize> BitWriter<W> {
     #[inline]
     fn put(&mut self, value: u64, bits: u32) {
-        if bits == 0 {
-            return;
+        debug_assert!(bits <= 40 && (bits == 0 || value >> bits == 0));
+        self.acc = (self.acc << bits) | u128::from(value);
+        self.pending += bits;
+        if self.pending >= 64 {
+            self.pending -= 64;
+            if self.full < W {
+                self.words[self.full] = (self.acc >> self.pending) as u64;
+            } else {
+                self.overflow = true;
+            }
+            self.full += 1;
+            self.acc &= (1u128 << self.pending) - 1;
         }
-        debug_assert!(bits == 64 || value < (1u64 << bits));
-        if self.used + bits > 64 * W as u32 {
-            self.overflow = true;
-            return;
-        }
-        let word = (self.used / 64) as usize;
-        let off = self.used % 64;
-        let room = 64 - off;
-        if bits <= room {
-            self.words[word] |= value << (room - bits);
-        } else {
-            let spill = bits - room;
-            self.words[word] |= value >> spill;
-            self.words[word + 1] |= value << (64 - spill);
-        }
-        self.used += bits;
     }
 
     #[inline]
-    fn finish(self) -> Option<[u64; W]> {
+    fn finish(mut self) -> Option<[u64; W]> {
+        if self.pending > 0 {
+            if self.full < W {
+                self.words[self.full] = (self.acc << (64 - self.pending)) as u64;
+            } else {
+                self.overflow = true;
+            }
+        }
         (!self.overflow).then_some(self.words)
     }
 }
