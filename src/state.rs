@@ -50,6 +50,8 @@ pub struct Pruning {
     /// Also offer moves of a whole run through empty piles (each a chain of legal single
     /// moves, so they add shortcuts, never new positions).
     pub run_moves: bool,
+    /// Never move the same card twice in a row (see [`Position::generate`]).
+    pub no_repeat: bool,
 }
 
 impl Pruning {
@@ -60,6 +62,7 @@ impl Pruning {
         one_empty_target: true,
         order_moves: true,
         run_moves: true,
+        no_repeat: true,
     };
     /// Every reduction off: the plain search, used as the reference in tests.
     pub const NONE: Pruning = Pruning {
@@ -68,6 +71,7 @@ impl Pruning {
         one_empty_target: false,
         order_moves: false,
         run_moves: false,
+        no_repeat: false,
     };
 }
 
@@ -381,8 +385,18 @@ impl Position {
     ///
     /// `jitter` (0 for none) perturbs the heuristic order pseudo-randomly, so that restarted
     /// searches try different lines first; foundation moves stay first.
-    pub fn generate(&self, prune: Pruning, jitter: u64, out: &mut MoveList) {
+    ///
+    /// `last` is the card the move into this position carried, if that was a single move to
+    /// the tableau and no automatic move followed it. With `no_repeat` that card's single
+    /// moves are not generated: a line `c: A -> B` then `c: B -> C` reaches exactly the
+    /// position that `c: A -> C` reaches from the parent (the parent itself when `C` is `A`),
+    /// and the parent generates that move too (or its equivalent under the empty-pile
+    /// reductions); with no automatic move between, the two positions are identical card for
+    /// card, and a foundation move of `c` here is the parent's own foundation move of `c`.
+    /// So these moves only reach positions the parent's other moves reach.
+    pub fn generate(&self, prune: Pruning, jitter: u64, last: Option<Card>, out: &mut MoveList) {
         out.clear();
+        let skip = if prune.no_repeat { last } else { None };
         let n = self.n;
         let mut first_empty = None;
         for i in 0..n {
@@ -392,13 +406,16 @@ impl Position {
         }
         for i in 0..n {
             if let Some(c) = self.top(i) {
-                if self.fits_foundation(c) {
+                if self.fits_foundation(c) && skip != Some(c) {
                     out.push(Move::single(c, i as u8, FOUNDATION));
                 }
             }
         }
         for i in 0..n {
             let Some(c) = self.top(i) else { continue };
+            if skip == Some(c) {
+                continue;
+            }
             for j in 0..n {
                 if j == i {
                     continue;
@@ -412,6 +429,9 @@ impl Position {
         }
         for i in 0..n {
             let Some(c) = self.top(i) else { continue };
+            if skip == Some(c) {
+                continue;
+            }
             // A card alone in its pile moved to an empty pile gives the same position up to
             // pile order, which the key ignores: nothing new can be reached that way.
             if prune.skip_lone_to_empty && self.len[i] == 1 {
@@ -704,7 +724,7 @@ mod tests {
                 let mut hist = Vec::new();
                 let mut list = MoveList::default();
                 for _ in 0..2000 {
-                    p.generate(Pruning::NONE, 0, &mut list);
+                    p.generate(Pruning::NONE, 0, None, &mut list);
                     if list.is_empty() {
                         break;
                     }

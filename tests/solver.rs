@@ -192,6 +192,7 @@ fn configs() -> Vec<(&'static str, Solver)> {
         ),
         ("no run moves", with(|p| p.run_moves = false)),
         ("no move ordering", with(|p| p.order_moves = false)),
+        ("repeated moves of one card", with(|p| p.no_repeat = false)),
         (
             "no restarts",
             Solver {

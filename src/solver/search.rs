@@ -3,7 +3,7 @@
 
 use super::table::{Entry, Table};
 use super::{Limit, Outcome, Progress, Solver, Verdict};
-use crate::moves::{Move, MoveList};
+use crate::moves::{Move, MoveList, FOUNDATION};
 use crate::state::{Position, Pruning};
 use std::time::Instant;
 
@@ -101,7 +101,7 @@ pub(super) fn dfs<const W: usize>(
 
     // Enters the position `pos` stands in: stores its key and pushes its frame.
     macro_rules! enter {
-        ($hist_before:expr) => {{
+        ($hist_before:expr, $last:expr) => {{
             let key = pos
                 .key::<W>()
                 .expect("key width chosen from key_bits_bound");
@@ -119,7 +119,7 @@ pub(super) fn dfs<const W: usize>(
                 }
                 Entry::Stored(slot) => {
                     nodes += 1;
-                    pos.generate(prune, jitter, &mut list);
+                    pos.generate(prune, jitter, $last, &mut list);
                     let start = stack.len() as u32;
                     stack.extend_from_slice(list.as_slice());
                     frames.push(Frame {
@@ -136,7 +136,7 @@ pub(super) fn dfs<const W: usize>(
         }};
     }
 
-    enter!(0);
+    enter!(0, None);
 
     loop {
         let Some(f) = frames.last_mut() else {
@@ -170,13 +170,16 @@ pub(super) fn dfs<const W: usize>(
         let before = hist.len();
         pos.play(m, &mut hist);
         autoplay(pos, prune, &mut hist);
+        // The card just moved, if nothing else moved with it (see `Position::generate`).
+        let last =
+            (m.count == 1 && m.to != FOUNDATION && hist.len() == before + 1).then_some(m.card);
         if pos.home() > best_home {
             best_home = pos.home();
         }
         if pos.is_won() {
             return finish(Verdict::Solvable, hist, None, nodes, best_home, table);
         }
-        if !enter!(before) {
+        if !enter!(before, last) {
             undo_to(pos, &mut hist, before);
             continue;
         }
