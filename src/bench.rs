@@ -48,9 +48,9 @@ pub struct SetResult {
     pub states: u64,
     /// Total seconds.
     pub seconds: f64,
-    /// Table bytes per stored state of the deal that stored the most states.
+    /// Table bytes per stored state, at the peak, of the deal that stored the most states.
     pub bytes_per_state: f64,
-    /// Most states any one deal stored.
+    /// Most states any one deal held in its table at once.
     pub max_states: u64,
     /// Solution lengths of the solved deals.
     pub lengths: Vec<usize>,
@@ -73,9 +73,9 @@ pub fn run_set(set: &DealSet, solver: &Solver) -> SetResult {
         }
         r.nodes += out.nodes;
         r.states += out.states;
-        if out.states > r.max_states {
-            r.max_states = out.states;
-            r.bytes_per_state = out.table_bytes as f64 / out.states.max(1) as f64;
+        if out.peak_states > r.max_states {
+            r.max_states = out.peak_states;
+            r.bytes_per_state = out.table_bytes as f64 / out.peak_states.max(1) as f64;
         }
     }
     r.seconds = t0.elapsed().as_secs_f64();

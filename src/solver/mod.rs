@@ -100,6 +100,8 @@ pub struct Outcome {
     pub nodes: u64,
     /// Distinct states in the table at the end.
     pub states: u64,
+    /// Most states the table held at once (over all attempts); the table was sized for it.
+    pub peak_states: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// For `Unknown`: which budget ran out.

@@ -88,6 +88,7 @@ pub(super) fn dfs<const W: usize>(
         moves,
         nodes,
         states: table.len() as u64,
+        peak_states: table.peak_len() as u64,
         seconds: t0.elapsed().as_secs_f64(),
         limit,
         best_home,

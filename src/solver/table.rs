@@ -16,7 +16,12 @@
 //!   cycle back into the path is always seen and the search cannot loop.
 
 /// How far from its home slot a key may live.
-pub const PROBE: usize = 32;
+pub const PROBE: usize = 128;
+
+/// Most slots of the recent-key cache (see [`Table::enter`]): 2^15 keys, under a megabyte,
+/// so it stays in the second-level cache while the table proper is far larger than any
+/// cache. It never takes more than an eighth of the memory budget.
+const RECENT_BITS: u32 = 15;
 
 /// Result of [`Table::enter`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,11 +36,14 @@ pub enum Entry {
 
 /// Exact key set with pins; see the module docs.
 pub struct Table<const W: usize> {
+    recent: Vec<[u64; W]>,
+    recent_mask: usize,
     slots: Vec<[u64; W]>,
     tags: Vec<u8>,
     pins: Vec<u64>,
     bits: u32,
     len: usize,
+    peak_len: usize,
     max_bits: u32,
     epoch: u32,
     replaced: u64,
@@ -87,15 +95,21 @@ impl<const W: usize> Table<W> {
 
     /// A table that may grow to `max_bytes`.
     pub fn new(max_bytes: usize) -> Table<W> {
+        let recent_len = (max_bytes / 8 / (8 * W)).clamp(64, 1 << RECENT_BITS);
+        let recent_len = 1usize << (usize::BITS - 1 - recent_len.leading_zeros());
+        let max_bytes = max_bytes.saturating_sub(recent_len * 8 * W);
         let per_slot_bits = (8 * W as u64 + 1) * 8 + 1; // key, tag, pin
         let max_slots = (max_bytes as u64 * 8 / per_slot_bits).max(1 << 10);
         let max_bits = 63 - max_slots.leading_zeros();
         let mut t = Table {
+            recent: vec![[0u64; W]; recent_len],
+            recent_mask: recent_len - 1,
             slots: Vec::new(),
             tags: Vec::new(),
             pins: Vec::new(),
             bits: 0,
             len: 0,
+            peak_len: 0,
             max_bits,
             epoch: 0,
             replaced: 0,
@@ -117,6 +131,7 @@ impl<const W: usize> Table<W> {
 
     /// Forgets every key but keeps the allocation (only the tags and pins are cleared).
     pub fn clear(&mut self) {
+        self.recent.fill([0; W]);
         self.tags.fill(0);
         self.pins.fill(0);
         self.len = 0;
@@ -125,7 +140,7 @@ impl<const W: usize> Table<W> {
 
     /// Bytes allocated now.
     pub fn bytes(&self) -> usize {
-        self.slots.len() * 8 * W + self.tags.len() + self.pins.len() * 8
+        (self.slots.len() + self.recent.len()) * 8 * W + self.tags.len() + self.pins.len() * 8
     }
 
     /// Largest allocation so far (during a rehash both tables exist; this counts both).
@@ -136,6 +151,11 @@ impl<const W: usize> Table<W> {
     /// Keys stored now.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Most keys stored at once since the table was made (across clears).
+    pub fn peak_len(&self) -> usize {
+        self.peak_len
     }
 
     /// True if nothing is stored.
@@ -180,9 +200,20 @@ impl<const W: usize> Table<W> {
     }
 
     /// Looks `key` up; if absent, stores it pinned (growing or replacing as needed).
+    ///
+    /// A small direct-mapped cache of recently entered keys is asked first: most positions
+    /// the search meets again are transpositions of ones it entered moments ago, and the cache
+    /// answers those without touching the big arrays. It holds only keys that were entered,
+    /// so its "present" is always true (an entry the table has since replaced was still
+    /// entered once, which is all "present" means); it is emptied with the table.
     #[inline]
     pub fn enter(&mut self, key: &[u64; W]) -> Entry {
         let h = mix(key);
+        let r = (h as usize >> 8) & self.recent_mask;
+        if &self.recent[r] == key {
+            return Entry::Present;
+        }
+        self.recent[r] = *key;
         let tag = tag_of(h);
         loop {
             let home = self.home(h);
@@ -205,6 +236,7 @@ impl<const W: usize> Table<W> {
                     }
                     self.put(i, tag, key);
                     self.len += 1;
+                    self.peak_len = self.peak_len.max(self.len);
                     return Entry::Stored(i);
                 }
                 None if self.bits < self.max_bits => self.grow(),
