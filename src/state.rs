@@ -95,6 +95,8 @@ pub struct Position {
     col: [u8; MAX_PILES],
     prefix: [u8; MAX_PILES],
     run: [u32; MAX_PILES],
+    /// `low[i][k]`: index of the lowest-ranked card among `cards[i][..=k]` (for move order).
+    low: [[u8; MAX_PILE]; MAX_PILES],
     /// Each pile's whole key field (header and run), kept up to date by `push` and `pop`.
     frag: [u64; MAX_PILES],
     frag_bits: [u8; MAX_PILES],
@@ -123,6 +125,7 @@ impl Position {
             col: [NONE; MAX_PILES],
             prefix: [0; MAX_PILES],
             run: [0; MAX_PILES],
+            low: [[0; MAX_PILE]; MAX_PILES],
             frag: [0; MAX_PILES],
             frag_bits: [0; MAX_PILES],
             slot_of_col: [NONE; MAX_PILES],
@@ -138,6 +141,11 @@ impl Position {
             for (k, &c) in pile.iter().enumerate() {
                 p.dealt[i][k] = c;
                 p.cards[i][k] = c;
+                p.low[i][k] = if k > 0 && pile[p.low[i][k - 1] as usize].rank() < c.rank() {
+                    p.low[i][k - 1]
+                } else {
+                    k as u8
+                };
             }
             p.len[i] = pile.len() as u8;
             if let Some(&b) = pile.first() {
@@ -229,6 +237,11 @@ impl Position {
         debug_assert!(l < MAX_PILE);
         self.cards[i][l] = c;
         self.len[i] += 1;
+        self.low[i][l] = if l > 0 && self.cards[i][self.low[i][l - 1] as usize].rank() < c.rank() {
+            self.low[i][l - 1]
+        } else {
+            l as u8
+        };
         if l == 0 {
             let j = self.bottom_of[c.code() as usize];
             self.col[i] = j;
@@ -411,20 +424,25 @@ impl Position {
                 }
             }
         }
+        // Piles by the rank of their top card, so each card finds its parents at once.
+        let mut by_rank = [0u16; KING as usize + 2];
+        for i in 0..n {
+            if let Some(t) = self.top(i) {
+                by_rank[t.rank() as usize] |= 1 << i;
+            }
+        }
         for i in 0..n {
             let Some(c) = self.top(i) else { continue };
             if skip == Some(c) {
                 continue;
             }
-            for j in 0..n {
-                if j == i {
-                    continue;
-                }
-                if let Some(t) = self.top(j) {
-                    if self.builds_on(c, t) {
-                        out.push(Move::single(c, i as u8, j as u8));
-                    }
-                }
+            let mut parents = match self.build {
+                Build::DownAnySuit => by_rank[c.rank() as usize + 1] & !(1 << i),
+            };
+            while parents != 0 {
+                let j = parents.trailing_zeros();
+                parents &= parents - 1;
+                out.push(Move::single(c, i as u8, j as u8));
             }
         }
         for i in 0..n {
@@ -455,19 +473,9 @@ impl Position {
             self.generate_runs(first_empty, out);
         }
         if prune.order_moves {
-            // Lowest card of each pile and how deep it lies, computed once per position.
-            let mut low = [(KING + 1, 0u8); MAX_PILES];
-            for (i, lo) in low.iter_mut().enumerate().take(n) {
-                let l = self.len[i] as usize;
-                for (k, c) in self.cards[i][..l].iter().enumerate() {
-                    if c.rank() <= lo.0 {
-                        *lo = (c.rank(), k as u8);
-                    }
-                }
-            }
             for k in 0..out.len() {
                 let m = out.as_slice()[k];
-                let mut score = self.score(m, &low);
+                let mut score = self.score(m);
                 if jitter != 0 {
                     let bits = u64::from(m.card.code()) << 24
                         | u64::from(m.from) << 16
@@ -550,7 +558,7 @@ impl Position {
     /// moving a card that already sits on its natural parent (a lateral shuffle) and filling
     /// an empty pile rank last.
     #[inline]
-    fn score(&self, m: Move, low: &[(u8, u8); MAX_PILES]) -> i32 {
+    fn score(&self, m: Move) -> i32 {
         if m.to == FOUNDATION {
             return 10_000 - i32::from(m.card.rank());
         }
@@ -568,11 +576,12 @@ impl Position {
             if below.rank() == m.card.rank() + 1 {
                 s -= 200;
             }
-            // Dig towards the pile's lowest card: the fewer cards above it, the better. (The
-            // lowest card of the whole pile stands in for the lowest of what is left.)
-            let (rank, at) = low[from];
-            if (at as usize) < left {
-                let depth = left - 1 - at as usize;
+            // Dig towards the pile's lowest card: the fewer cards above it, the better. (Only
+            // when that card is not itself among the cards moved.)
+            let at = self.low[from][self.len[from] as usize - 1] as usize;
+            if at < left {
+                let depth = left - 1 - at;
+                let rank = self.cards[from][at].rank();
                 s += (i32::from(KING + 1 - rank) * 16) / (depth as i32 + 1);
             }
         }
@@ -580,13 +589,6 @@ impl Position {
             s -= 150;
         }
         s
-    }
-
-    #[inline]
-    fn builds_on(&self, card: Card, below: Card) -> bool {
-        match self.build {
-            Build::DownAnySuit => below.rank() == card.rank() + 1,
-        }
     }
 
     /// The exact, pile-order-independent key of this position (see the module docs), in `W`

@@ -193,6 +193,7 @@ impl Solver {
     ) -> Outcome {
         let t0 = std::time::Instant::now();
         let mut table = table::Table::<W>::new(self.limits.memory_bytes);
+        let mut scratch = search::Scratch::default();
         let mut done = 0u64;
         let mut attempt = 0u32;
         loop {
@@ -217,7 +218,8 @@ impl Solver {
                 done,
                 jitter,
             };
-            let mut out = search::dfs::<W>(&mut pos, self, &mut table, &run, progress);
+            let mut out =
+                search::dfs::<W>(&mut pos, self, &mut table, &mut scratch, &run, progress);
             done += out.nodes;
             let cut = out.limit == Some(Limit::Nodes) && !global_binds;
             if !cut {

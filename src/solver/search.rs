@@ -41,6 +41,15 @@ fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
     }
 }
 
+/// The search's growing buffers, kept from one attempt to the next so that a restart does
+/// not fault in fresh pages for them again.
+#[derive(Default)]
+pub(super) struct Scratch {
+    hist: Vec<Move>,
+    stack: Vec<Move>,
+    frames: Vec<Frame>,
+}
+
 /// What distinguishes one attempt of a solve from another.
 pub(super) struct Attempt {
     /// When the solve started (for `--max-seconds`).
@@ -59,6 +68,7 @@ pub(super) fn dfs<const W: usize>(
     pos: &mut Position,
     cfg: &Solver,
     table: &mut Table<W>,
+    scratch: &mut Scratch,
     attempt: &Attempt,
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
@@ -70,13 +80,18 @@ pub(super) fn dfs<const W: usize>(
     } = *attempt;
     let prune = cfg.pruning;
     let limits = cfg.limits;
-    let mut hist: Vec<Move> = Vec::with_capacity(1024);
-    let mut stack: Vec<Move> = Vec::with_capacity(1 << 14);
-    let mut frames: Vec<Frame> = Vec::with_capacity(1024);
+    let Scratch {
+        hist,
+        stack,
+        frames,
+    } = scratch;
+    hist.clear();
+    stack.clear();
+    frames.clear();
     let mut list = MoveList::default();
     let mut nodes: u64 = 0;
 
-    autoplay(pos, prune, &mut hist);
+    autoplay(pos, prune, hist);
     let mut best_home = pos.home();
     let finish = |verdict: Verdict,
                   moves: Vec<Move>,
@@ -97,7 +112,14 @@ pub(super) fn dfs<const W: usize>(
         attempts: 1,
     };
     if pos.is_won() {
-        return finish(Verdict::Solvable, hist, None, nodes, best_home, table);
+        return finish(
+            Verdict::Solvable,
+            hist.clone(),
+            None,
+            nodes,
+            best_home,
+            table,
+        );
     }
 
     // Enters the position `pos` stands in: stores its key and pushes its frame.
@@ -163,14 +185,14 @@ pub(super) fn dfs<const W: usize>(
                 }
             }
             stack.truncate(f.start as usize);
-            undo_to(pos, &mut hist, f.hist as usize);
+            undo_to(pos, hist, f.hist as usize);
             continue;
         }
         let m = stack[f.next as usize];
         f.next += 1;
         let before = hist.len();
-        pos.play(m, &mut hist);
-        autoplay(pos, prune, &mut hist);
+        pos.play(m, hist);
+        autoplay(pos, prune, hist);
         // The card just moved, if nothing else moved with it (see `Position::generate`).
         let last =
             (m.count == 1 && m.to != FOUNDATION && hist.len() == before + 1).then_some(m.card);
@@ -178,10 +200,17 @@ pub(super) fn dfs<const W: usize>(
             best_home = pos.home();
         }
         if pos.is_won() {
-            return finish(Verdict::Solvable, hist, None, nodes, best_home, table);
+            return finish(
+                Verdict::Solvable,
+                hist.clone(),
+                None,
+                nodes,
+                best_home,
+                table,
+            );
         }
         if !enter!(before, last) {
-            undo_to(pos, &mut hist, before);
+            undo_to(pos, hist, before);
             continue;
         }
         if let Some(max) = budget {
