@@ -31,6 +31,65 @@ pub enum Command {
     },
     /// Run the fixed benchmark sets and print nodes, speed and memory.
     Bench(BenchArgs),
+    /// Solve a range of numbered deals in parallel: CSV or JSON-lines rows, resumable.
+    Batch(BatchArgs),
+    /// Merge batch CSV files and print win rates (95% Wilson intervals) and distributions.
+    Stats(StatsArgs),
+}
+
+/// Row formats of `batch` on standard output.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowFormat {
+    /// CSV with a header.
+    Csv,
+    /// One `solve --format json` object per line.
+    Jsonl,
+}
+
+/// `castle batch`.
+#[derive(Args, Debug)]
+pub struct BatchArgs {
+    /// The variant.
+    #[arg(long, short = 'v', default_value = "beleaguered-castle")]
+    pub variant: String,
+    /// Foundations start holding A..K of every suit (0..12).
+    #[arg(long)]
+    pub start_rank: Option<u8>,
+    /// Deal numbers, inclusive: `1..1000000` (or one number).
+    #[arg(long)]
+    pub seeds: String,
+    /// Only every N-th seed of the range, starting at the K-th: `K/N` with K = 0..N-1.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Worker threads (default: every core).
+    #[arg(long, short = 'j')]
+    pub threads: Option<usize>,
+    /// Append rows to this CSV file; run again with the same arguments to resume.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Row format on standard output when no --csv is given.
+    #[arg(long, short = 'f', value_enum, default_value = "csv")]
+    pub format: RowFormat,
+    /// Also append the seeds proved winnable to this file, one per line.
+    #[arg(long)]
+    pub winnable_only: Option<PathBuf>,
+    /// Budgets for each deal; --memory is shared by all threads.
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `castle stats`.
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Batch CSV files (shards of one run, or several runs).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the summary as CSV to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
 }
 
 /// Which deal, by number or from a file.

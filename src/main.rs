@@ -182,6 +182,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             clap_complete::generate(shell, &mut Cli::command(), "castle", &mut out);
         }
         Command::Bench(a) => bench(&mut out, &a)?,
+        Command::Batch(a) => batch(&mut out, &a)?,
+        Command::Stats(a) => stats(&mut out, &a)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -379,4 +381,218 @@ fn short(v: Variant) -> &'static str {
         Variant::StreetsAndAlleys => "sa",
         Variant::Citadel => "citadel",
     }
+}
+
+fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
+    use castle::batch::{self, Seeds};
+    let variant = parse_variant(&Some(a.variant.clone()))?.expect("variant given");
+    let mut rules = variant.rules();
+    if let Some(r) = a.start_rank {
+        rules = rules.with_start_rank(r).map_err(|e| input(e.to_string()))?;
+    }
+    let (first, last) = Seeds::parse_range(&a.seeds)?;
+    let (shard, shards) = match &a.shard {
+        Some(s) => Seeds::parse_shard(s)?,
+        None => (0, 1),
+    };
+    let seeds = Seeds {
+        first,
+        last,
+        shard,
+        shards,
+    };
+    let solver = limits(&a.budget)?;
+    let threads = a
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err(input("--threads must be at least 1"));
+    }
+    let (mut file, done) = match &a.csv {
+        Some(p) => {
+            let (f, d) = batch::open_for_append(p, &rules)?;
+            (Some(f), d)
+        }
+        None => (None, Default::default()),
+    };
+    let mut winnable = match &a.winnable_only {
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| input(format!("{}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let total = seeds.iter().filter(|s| !done.contains(s)).count() as u64;
+    let bar = if a.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(total);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} deals, {per_sec}, ETA {eta} {msg}")
+                .expect("valid template"),
+        );
+        b
+    };
+    if file.is_none() && a.format == cli::RowFormat::Csv {
+        writeln!(out, "{}", batch::HEADER)?;
+    }
+    let (mut won, mut lost, mut unknown) = (0u64, 0u64, 0u64);
+    batch::run(
+        rules,
+        seeds,
+        &done,
+        solver,
+        threads,
+        &mut |row, deal, outcome| {
+            match outcome.verdict {
+                Verdict::Solvable => won += 1,
+                Verdict::Unsolvable => lost += 1,
+                Verdict::Unknown => unknown += 1,
+            }
+            match (&mut file, a.format) {
+                (Some(f), _) => {
+                    f.write_all(row.csv_line().as_bytes())?;
+                    f.flush()?;
+                }
+                (None, cli::RowFormat::Csv) => {
+                    out.write_all(row.csv_line().as_bytes())?;
+                    out.flush()?;
+                }
+                (None, cli::RowFormat::Jsonl) => {
+                    let report = Report::new(&deal, &outcome);
+                    serde_json::to_writer(&mut *out, &report)?;
+                    writeln!(out)?;
+                    out.flush()?;
+                }
+            }
+            if outcome.verdict == Verdict::Solvable {
+                if let Some(w) = &mut winnable {
+                    writeln!(w, "{}", row.seed)?;
+                    w.flush()?;
+                }
+            }
+            let n = won + lost + unknown;
+            let (lo, hi) = (
+                castle::batch::wilson(won, n).0,
+                castle::batch::wilson(won + unknown, n).1,
+            );
+            bar.set_message(format!(
+                "win rate {:.1}% [{:.1}, {:.1}], {unknown} unknown",
+                100.0 * won as f64 / n as f64,
+                100.0 * lo,
+                100.0 * hi
+            ));
+            bar.inc(1);
+            Ok(())
+        },
+    )?;
+    bar.finish_and_clear();
+    let n = won + lost + unknown;
+    if n > 0 {
+        eprintln!(
+            "{n} deals: {won} winnable, {lost} unsolvable, {unknown} unknown ({} done before)",
+            done.len()
+        );
+    }
+    Ok(())
+}
+
+fn stats(out: &mut impl Write, a: &cli::StatsArgs) -> Result<()> {
+    let mut rows = Vec::new();
+    for f in &a.files {
+        rows.extend(castle::batch::read_rows(f)?);
+    }
+    let m = castle::batch::merge(rows);
+    if m.duplicates > 0 {
+        writeln!(
+            out,
+            "note: {} rows appeared more than once and were counted once",
+            m.duplicates
+        )?;
+    }
+    for (group, seed, verdicts) in &m.conflicts {
+        writeln!(
+            out,
+            "conflict: {group} seed {seed} has verdicts {} (left out)",
+            verdicts.join(", ")
+        )?;
+    }
+    let mut csv_out = match &a.csv {
+        Some(p) => Some(csv::Writer::from_path(p).with_context(|| format!("{}", p.display()))?),
+        None => None,
+    };
+    if let Some(w) = &mut csv_out {
+        w.write_record([
+            "group",
+            "deals",
+            "winnable",
+            "unsolvable",
+            "unknown",
+            "win_rate_low",
+            "win_rate_high",
+            "len_min",
+            "len_median",
+            "len_p99",
+            "len_max",
+            "nodes_min",
+            "nodes_median",
+            "nodes_p99",
+            "nodes_max",
+        ])?;
+    }
+    for (group, s) in &m.groups {
+        writeln!(out, "{group}")?;
+        writeln!(
+            out,
+            "  deals {}: winnable {}, unsolvable {}, unknown {}",
+            s.deals, s.winnable, s.unsolvable, s.unknown
+        )?;
+        writeln!(
+            out,
+            "  win rate {:.2}% (95% Wilson interval, unknowns counted both ways: {:.2}% .. {:.2}%)",
+            100.0 * s.winnable as f64 / s.deals.max(1) as f64,
+            100.0 * s.win_rate.0,
+            100.0 * s.win_rate.1
+        )?;
+        let q = |v: &[u64; 4]| {
+            format!(
+                "min {} / median {} / p99 {} / max {}",
+                v[0], v[1], v[2], v[3]
+            )
+        };
+        writeln!(out, "  solution length: {}", q(&s.length))?;
+        writeln!(out, "  nodes: {}", q(&s.nodes))?;
+        if !s.lost_scores.is_empty() {
+            let d: Vec<String> = s
+                .lost_scores
+                .iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect();
+            writeln!(
+                out,
+                "  lost deals by cards home at best (score:count): {}",
+                d.join(" ")
+            )?;
+        }
+        if let Some(w) = &mut csv_out {
+            let mut rec = vec![
+                group.clone(),
+                s.deals.to_string(),
+                s.winnable.to_string(),
+                s.unsolvable.to_string(),
+                s.unknown.to_string(),
+                format!("{:.6}", s.win_rate.0),
+                format!("{:.6}", s.win_rate.1),
+            ];
+            rec.extend(s.length.iter().chain(&s.nodes).map(u64::to_string));
+            w.write_record(&rec)?;
+        }
+    }
+    if let Some(mut w) = csv_out {
+        w.flush()?;
+    }
+    Ok(())
 }
