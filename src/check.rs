@@ -157,6 +157,42 @@ impl Board {
         Ok(())
     }
 
+    /// Every legal single move here, found by trying each top card on each destination
+    /// with [`Board::play`] (the rule book, not the search's generator).
+    pub fn legal_steps(&self) -> Vec<Step> {
+        let mut names: Vec<String> = (1..=self.tableau.len()).map(|i| format!("t{i}")).collect();
+        names.push("f".to_string());
+        let mut steps = Vec::new();
+        for (i, pile) in self.tableau.iter().enumerate() {
+            let Some(&card) = pile.last() else { continue };
+            for to in &names {
+                let step = Step {
+                    card,
+                    from: names[i].clone(),
+                    to: to.clone(),
+                };
+                if self.clone().play(&step).is_ok() {
+                    steps.push(step);
+                }
+            }
+        }
+        steps
+    }
+
+    /// This position as a deal (a starting position for the solver).
+    pub fn to_deal(&self) -> Deal {
+        let mut foundations = [0u8; 4];
+        for (s, f) in self.foundations.iter().enumerate() {
+            foundations[s] = f.len() as u8;
+        }
+        Deal {
+            rules: self.rules,
+            seed: None,
+            tableau: self.tableau.clone(),
+            foundations,
+        }
+    }
+
     /// Cards not yet on the foundations.
     pub fn cards_out(&self) -> usize {
         self.tableau.iter().map(Vec::len).sum()

@@ -35,6 +35,26 @@ pub enum Command {
     Batch(BatchArgs),
     /// Merge batch CSV files and print win rates (95% Wilson intervals) and distributions.
     Stats(StatsArgs),
+    /// Every legal move from a position, each with whether the game is still winnable after
+    /// it, and the position's difficulty (nodes to decide, solution length).
+    Analyze(AnalyzeArgs),
+}
+
+/// `castle analyze`.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// Which deal.
+    #[command(flatten)]
+    pub source: DealSource,
+    /// Moves to play first, as `FROM TO` pairs separated by commas: `t3 f, t1 t5`.
+    #[arg(long, default_value = "")]
+    pub after: String,
+    /// Budgets for each solve (the position and each move's result).
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    pub format: OutFormat,
 }
 
 /// Row formats of `batch` on standard output.

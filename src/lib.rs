@@ -15,6 +15,7 @@
 //! - [`bench`]: the fixed benchmark sets behind `castle bench`.
 #![deny(missing_docs)]
 
+pub mod analyze;
 pub mod batch;
 pub mod bench;
 pub mod card;

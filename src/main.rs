@@ -184,6 +184,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench(a) => bench(&mut out, &a)?,
         Command::Batch(a) => batch(&mut out, &a)?,
         Command::Stats(a) => stats(&mut out, &a)?,
+        Command::Analyze(a) => analyze(&mut out, &a)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -593,6 +594,107 @@ fn stats(out: &mut impl Write, a: &cli::StatsArgs) -> Result<()> {
     }
     if let Some(mut w) = csv_out {
         w.flush()?;
+    }
+    Ok(())
+}
+
+fn analyze(out: &mut impl Write, a: &cli::AnalyzeArgs) -> Result<()> {
+    let deal = load_deal(&a.source)?;
+    let solver = limits(&a.budget)?;
+    let mut board = castle::check::Board::new(&deal);
+    for (i, pair) in a
+        .after
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .enumerate()
+    {
+        let words: Vec<&str> = pair.split_whitespace().collect();
+        let [from, to] = words[..] else {
+            return Err(input(format!(
+                "--after: move {} `{pair}` is not `FROM TO` (like `t3 f`)",
+                i + 1
+            )));
+        };
+        let from = from.to_ascii_lowercase();
+        let card = from
+            .strip_prefix('t')
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| board.tableau.get(n.wrapping_sub(1)))
+            .and_then(|p| p.last().copied())
+            .ok_or_else(|| {
+                input(format!(
+                    "--after: move {} `{pair}`: `{from}` is not a non-empty pile",
+                    i + 1
+                ))
+            })?;
+        let step = castle::check::Step {
+            card,
+            from,
+            to: to.to_ascii_lowercase(),
+        };
+        board.play(&step).map_err(|why| {
+            input(format!(
+                "--after: move {} ({step}) is illegal: {why}",
+                i + 1
+            ))
+        })?;
+    }
+    let castle::analyze::Analysis {
+        position: here,
+        whole,
+        moves: rows,
+    } = castle::analyze::analyze(&board, &solver);
+    match a.format {
+        OutFormat::Json => {
+            let v = serde_json::json!({
+                "position": castle::report::DealJson::of(&here),
+                "verdict": whole.verdict.name(),
+                "limit": whole.limit.map(|l| l.name()),
+                "nodes": whole.nodes,
+                "solution_length": (whole.verdict == Verdict::Solvable).then_some(whole.moves.len()),
+                "moves": rows.iter().map(|(s, r)| serde_json::json!({
+                    "card": s.card.to_string(), "from": s.from, "to": s.to,
+                    "verdict": r.verdict.name(),
+                    "limit": r.limit.map(|l| l.name()),
+                    "nodes": r.nodes,
+                })).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{v}")?;
+        }
+        OutFormat::Text => {
+            write!(out, "{}", draw_board(&here, color()))?;
+            writeln!(out)?;
+            match whole.verdict {
+                Verdict::Solvable => writeln!(
+                    out,
+                    "this position is winnable: decided in {} nodes, a win in {} moves",
+                    whole.nodes,
+                    whole.moves.len()
+                )?,
+                Verdict::Unsolvable => writeln!(
+                    out,
+                    "this position is lost: proved in {} nodes",
+                    whole.nodes
+                )?,
+                Verdict::Unknown => writeln!(
+                    out,
+                    "this position is undecided after {} nodes (a budget ran out)",
+                    whole.nodes
+                )?,
+            }
+            if rows.is_empty() {
+                writeln!(out, "no legal move")?;
+            }
+            for (s, r) in &rows {
+                let what = match r.verdict {
+                    Verdict::Solvable => "keeps the win",
+                    Verdict::Unsolvable => "loses",
+                    Verdict::Unknown => "unknown (budget)",
+                };
+                writeln!(out, "  {} {} -> {}: {what}", s.card, s.from, s.to)?;
+            }
+        }
     }
     Ok(())
 }

@@ -306,3 +306,27 @@ fn foreign_boards_are_read() {
         deal
     );
 }
+
+#[test]
+fn analyze_lists_every_legal_move_with_its_verdict() {
+    let v: Value =
+        serde_json::from_str(&run_ok(&["analyze", "--seed", "2", "--format", "json"])).unwrap();
+    assert_eq!(v["verdict"], "solvable");
+    let moves = v["moves"].as_array().unwrap();
+    assert!(!moves.is_empty());
+    // A winnable position has at least one move that keeps the win.
+    assert!(moves.iter().any(|m| m["verdict"] == "solvable"));
+    // Played moves first, then the analysis; an illegal prefix is bad input.
+    let text = run_ok(&["analyze", "--seed", "2", "--after", "t8 f"]);
+    assert!(text.contains("this position is"), "{text}");
+    bad(
+        &["analyze", "--seed", "2", "--after", "t1 t8"],
+        None,
+        &["--after: move 1", "illegal"],
+    );
+    bad(
+        &["analyze", "--seed", "2", "--after", "t1"],
+        None,
+        &["not `FROM TO`"],
+    );
+}

@@ -295,3 +295,36 @@ fn missing_cards_helper_sees_the_whole_deck() {
     let d = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
     assert!(missing_cards(&d.tableau, d.foundations).is_empty());
 }
+
+/// `analyze` on small positions: the verdict after each legal move agrees with the
+/// independent breadth-first solver run on the position after that move.
+#[test]
+fn analyze_agrees_with_the_slow_solver_move_by_move() {
+    let mut checked = 0;
+    let (mut keeps, mut loses) = (0, 0);
+    for s in 1..=120u64 {
+        let deal = small_position(s);
+        let board = castle::check::Board::new(&deal);
+        let a = castle::analyze::analyze(&board, &Solver::default());
+        for (step, out) in &a.moves {
+            let mut next = board.clone();
+            next.play(step).unwrap();
+            let Some(slow) = bfs_shortest_win(&next.to_deal(), 100_000) else {
+                continue;
+            };
+            let expect = if slow.is_some() {
+                keeps += 1;
+                Verdict::Solvable
+            } else {
+                loses += 1;
+                Verdict::Unsolvable
+            };
+            assert_eq!(out.verdict, expect, "small position {s}, move {step}");
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 300 && keeps >= 30 && loses >= 30,
+        "{checked} moves: {keeps} keep, {loses} lose"
+    );
+}
