@@ -93,33 +93,26 @@ pub(super) fn dfs<const W: usize>(
 
     autoplay(pos, prune, hist);
     let mut best_home = pos.home();
-    let finish = |verdict: Verdict,
-                  moves: Vec<Move>,
-                  limit: Option<Limit>,
-                  nodes: u64,
-                  best_home: u8,
-                  table: &Table<W>| Outcome {
-        verdict,
-        moves,
-        nodes,
-        states: table.len() as u64,
-        peak_states: table.peak_len() as u64,
-        seconds: t0.elapsed().as_secs_f64(),
-        limit,
-        best_home,
-        table_bytes: table.bytes(),
-        replaced: table.replaced(),
-        attempts: 1,
-    };
+    // Ends the search with this verdict (everything else is read from the search state).
+    macro_rules! finish {
+        ($verdict:expr, $moves:expr, $limit:expr) => {
+            return Outcome {
+                verdict: $verdict,
+                moves: $moves,
+                nodes,
+                states: table.len() as u64,
+                peak_states: table.peak_len() as u64,
+                seconds: t0.elapsed().as_secs_f64(),
+                limit: $limit,
+                best_home,
+                table_bytes: table.bytes(),
+                replaced: table.replaced(),
+                attempts: 1,
+            }
+        };
+    }
     if pos.is_won() {
-        return finish(
-            Verdict::Solvable,
-            hist.clone(),
-            None,
-            nodes,
-            best_home,
-            table,
-        );
+        finish!(Verdict::Solvable, hist.clone(), None)
     }
 
     // Enters the position `pos` stands in: stores its key and pushes its frame.
@@ -131,14 +124,7 @@ pub(super) fn dfs<const W: usize>(
             match table.enter(&key) {
                 Entry::Present => false,
                 Entry::NoRoom => {
-                    return finish(
-                        Verdict::Unknown,
-                        Vec::new(),
-                        Some(Limit::Memory),
-                        nodes,
-                        best_home,
-                        table,
-                    );
+                    finish!(Verdict::Unknown, Vec::new(), Some(Limit::Memory))
                 }
                 Entry::Stored(slot) => {
                     nodes += 1;
@@ -163,14 +149,7 @@ pub(super) fn dfs<const W: usize>(
 
     loop {
         let Some(f) = frames.last_mut() else {
-            return finish(
-                Verdict::Unsolvable,
-                Vec::new(),
-                None,
-                nodes,
-                best_home,
-                table,
-            );
+            finish!(Verdict::Unsolvable, Vec::new(), None)
         };
         if f.next == f.end {
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
@@ -200,14 +179,7 @@ pub(super) fn dfs<const W: usize>(
             best_home = pos.home();
         }
         if pos.is_won() {
-            return finish(
-                Verdict::Solvable,
-                hist.clone(),
-                None,
-                nodes,
-                best_home,
-                table,
-            );
+            finish!(Verdict::Solvable, hist.clone(), None)
         }
         if !enter!(before, last) {
             undo_to(pos, hist, before);
@@ -215,27 +187,13 @@ pub(super) fn dfs<const W: usize>(
         }
         if let Some(max) = budget {
             if nodes >= max {
-                return finish(
-                    Verdict::Unknown,
-                    Vec::new(),
-                    Some(Limit::Nodes),
-                    nodes,
-                    best_home,
-                    table,
-                );
+                finish!(Verdict::Unknown, Vec::new(), Some(Limit::Nodes))
             }
         }
         if nodes & 0xFFFF == 0 {
             let seconds = t0.elapsed().as_secs_f64();
             if limits.max_seconds.is_some_and(|s| seconds >= s) {
-                return finish(
-                    Verdict::Unknown,
-                    Vec::new(),
-                    Some(Limit::Seconds),
-                    nodes,
-                    best_home,
-                    table,
-                );
+                finish!(Verdict::Unknown, Vec::new(), Some(Limit::Seconds))
             }
             progress(&Progress {
                 nodes: done + nodes,
