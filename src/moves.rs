@@ -47,16 +47,6 @@ pub fn pile_name(p: u8) -> String {
     }
 }
 
-/// Parses a pile name (`t3`, `T3`, `f`) into an index; `piles` bounds the tableau number.
-pub fn parse_pile(s: &str, piles: usize) -> Option<u8> {
-    let s = s.trim().to_ascii_lowercase();
-    if s == "f" {
-        return Some(FOUNDATION);
-    }
-    let n: usize = s.strip_prefix('t')?.parse().ok()?;
-    (1..=piles).contains(&n).then(|| (n - 1) as u8)
-}
-
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -630,11 +630,6 @@ impl Position {
     pub fn tableau(&self) -> Vec<Vec<Card>> {
         (0..self.n).map(|i| self.pile(i).to_vec()).collect()
     }
-
-    /// True if all foundations are complete up to the king.
-    pub fn foundations_complete(&self) -> bool {
-        self.found.iter().all(|&h| h == KING)
-    }
 }
 
 /// Packs bit fields most-significant first into `W` words. Fields are at most 40 bits;
