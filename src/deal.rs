@@ -15,7 +15,7 @@
 //!    which case it goes there and that pile misses its card for that round (as PySolFC deals
 //!    Citadel: the aces go up first, start rank 1, then the other 48 cards).
 
-use crate::card::{Card, Suit, KING};
+use crate::card::{Card, Suit};
 use crate::rules::{DealShape, Rules};
 use rand::RngCore;
 use rand::SeedableRng;
@@ -180,11 +180,6 @@ impl Deal {
             return Err(DealError::Missing(missing));
         }
         Ok(())
-    }
-
-    /// True if every card is on the foundations.
-    pub fn is_won(&self) -> bool {
-        self.foundations.iter().all(|&h| h == KING)
     }
 }
 

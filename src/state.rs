@@ -755,8 +755,9 @@ mod tests {
         let mut deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 5);
         let mut moved: Vec<Card> = std::mem::take(&mut deal.tableau[1]);
         moved.append(&mut deal.tableau[2]);
-        // Put the removed cards on the foundations-free side: rebuild as a legal deal by
-        // appending them to t4 (the key only needs a consistent position, not a reachable one).
+        // Empty t2 and t3 by piling their cards onto t4 (a position, not a dealt shape: the key
+        // only needs every card placed once). Then t4's top goes to t2 in one copy and to t3
+        // in the other: the same piles in different places.
         deal.tableau[3].extend(moved);
         let top4 = *deal.tableau[3].last().unwrap();
         let mut a = Position::new(&deal);
