@@ -7,6 +7,7 @@
 //! - [`card`]: the packed [`Card`].
 //! - [`rules`]: each variant as data ([`Rules`], [`Variant`]).
 //! - [`deal`]: the numbered shuffle and deal validation.
+//! - [`pysol`]: PySolFC's game numbers (MS LCG below 32000, MT19937 above) for 3 variants.
 //! - [`formats`]: deal files (text, fc-solve, Solvitaire/own JSON).
 //! - [`state`]: the packed search position and its exact, pile-order-free key.
 //! - [`solver`]: the depth-first search and its bounded transposition table.
@@ -23,6 +24,7 @@ pub mod check;
 pub mod deal;
 pub mod formats;
 pub mod moves;
+pub mod pysol;
 pub mod report;
 pub mod rules;
 pub mod solver;
