@@ -7,7 +7,7 @@
 //! finished row intact and at most one partial last line. On resume the file is read back,
 //! a partial last line (no newline) is cut off, and the seeds already present are skipped.
 
-use crate::deal::Deal;
+use crate::deal::{Deal, Numbering};
 use crate::rules::Rules;
 use crate::solver::{Outcome, Solver, Verdict};
 use crate::InputError;
@@ -43,15 +43,28 @@ pub struct Row {
     pub score: u8,
     /// For `unknown`: which budget ran out; empty otherwise.
     pub limit: String,
+    /// Whose deal numbers `seed` is: `castle` or `pysol` (absent in files written before
+    /// PySolFC numbering existed, which are all `castle`).
+    #[serde(default = "castle_numbering")]
+    pub numbering: String,
+}
+
+fn castle_numbering() -> String {
+    Numbering::Castle.name().to_string()
 }
 
 /// The CSV header line (the field names of [`Row`], in order).
 pub const HEADER: &str =
+    "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit,numbering";
+
+/// The header of batch files written before the `numbering` column (still read; a resume
+/// rewrites such a file once with the current header).
+pub const HEADER_V1: &str =
     "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit";
 
 impl Row {
     /// The row of a solve.
-    pub fn new(deal: &Deal, out: &Outcome) -> Row {
+    pub fn new(deal: &Deal, numbering: Numbering, out: &Outcome) -> Row {
         let o = deal.rules.options;
         Row {
             seed: deal.seed.unwrap_or(0),
@@ -65,11 +78,12 @@ impl Row {
             states: out.states,
             ms: (out.seconds * 1000.0).round() as u64,
             score: if out.verdict == Verdict::Solvable {
-                52
+                deal.rules.cards() as u8
             } else {
                 out.best_home
             },
             limit: out.limit.map(|l| l.name().to_string()).unwrap_or_default(),
+            numbering: numbering.name().to_string(),
         }
     }
 
@@ -84,8 +98,13 @@ impl Row {
 
     /// The group a row is summarised in: variant and options.
     pub fn group(&self) -> String {
+        let numbering = if self.numbering == Numbering::Castle.name() {
+            String::new()
+        } else {
+            format!(" numbering={}", self.numbering)
+        };
         format!(
-            "{} start-rank={} foundation-return={} sequence-moves={}",
+            "{} start-rank={} foundation-return={} sequence-moves={}{numbering}",
             self.variant, self.start_rank, self.foundation_return, self.sequence_moves
         )
     }
@@ -176,7 +195,7 @@ fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, Input
         .iter()
         .collect::<Vec<_>>()
         .join(",");
-    if header != HEADER {
+    if header != HEADER && header != HEADER_V1 {
         return Err(InputError(format!(
             "{origin}: line 1: not a castle batch file (header `{header}`, expected `{HEADER}`)"
         )));
@@ -201,6 +220,7 @@ fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, Input
 pub fn open_for_append(
     path: &Path,
     rules: &Rules,
+    numbering: Numbering,
 ) -> Result<(std::fs::File, HashSet<u64>), InputError> {
     let origin = path.display().to_string();
     let io = |e: std::io::Error| InputError(format!("{origin}: {e}"));
@@ -229,6 +249,18 @@ pub fn open_for_append(
         text.truncate(keep);
     }
     let rows = rows_from(&text[..], &origin)?;
+    if text.starts_with(format!("{HEADER_V1}\n").as_bytes()) {
+        // An older file: rewrite it with the current header (a new file renamed over the
+        // old one, so an interruption leaves one or the other whole).
+        let tmp = path.with_extension("csv.upgrade");
+        let mut body = format!("{HEADER}\n");
+        for row in &rows {
+            body += &row.csv_line();
+        }
+        std::fs::write(&tmp, body).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)?;
+        return open_for_append(path, rules, numbering);
+    }
     let o = rules.options;
     let mut done = HashSet::new();
     for (i, row) in rows.iter().enumerate() {
@@ -236,6 +268,7 @@ pub fn open_for_append(
             || row.start_rank != o.start_rank
             || row.foundation_return != o.foundation_return
             || row.sequence_moves != o.sequence_moves.name()
+            || row.numbering != numbering.name()
         {
             return Err(InputError(format!(
                 "{origin}: line {}: a row for `{}`, but this batch is `{}`; use another file",
@@ -254,6 +287,7 @@ pub fn open_for_append(
 /// calling thread as soon as it is ready (rows come in completion order).
 pub fn run(
     rules: Rules,
+    numbering: Numbering,
     seeds: Seeds,
     done: &HashSet<u64>,
     solver: Solver,
@@ -275,9 +309,12 @@ pub fn run(
             pool.install(|| {
                 use rayon::prelude::*;
                 todo.par_iter().for_each_with(tx, |tx, &seed| {
-                    let deal = Deal::from_seed(rules, seed);
+                    // The numbering was checked on the first seed before the run started.
+                    let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
+                        return;
+                    };
                     let out = per.solve(&deal);
-                    let _ = tx.send((Row::new(&deal, &out), deal, out));
+                    let _ = tx.send((Row::new(&deal, numbering, &out), deal, out));
                 });
             });
         });

@@ -4,7 +4,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// Exact solver for Beleaguered Castle, Streets and Alleys and Citadel.
+/// Exact solver for the Beleaguered Castle family of patience games.
 #[derive(Parser, Debug)]
 #[command(name = "castle", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
@@ -46,7 +46,9 @@ pub struct AnalyzeArgs {
     /// Which deal.
     #[command(flatten)]
     pub source: DealSource,
-    /// Moves to play first, as `FROM TO` pairs separated by commas: `t3 f, t1 t5`.
+    /// Moves to play first, as `FROM TO` pairs separated by commas: `t3 f, t1 t5` (a third
+    /// word counts the cards of a run under unlimited sequence moves; `f:5H t2` names a
+    /// foundation card).
     #[arg(long, default_value = "")]
     pub after: String,
     /// Budgets for each solve (the position and each move's result).
@@ -72,9 +74,9 @@ pub struct BatchArgs {
     /// The variant.
     #[arg(long, short = 'v', default_value = "beleaguered-castle")]
     pub variant: String,
-    /// Foundations start holding A..K of every suit (0..12).
-    #[arg(long)]
-    pub start_rank: Option<u8>,
+    /// Rule options and deal numbering.
+    #[command(flatten)]
+    pub rules: RuleArgs,
     /// Deal numbers, inclusive: `1..1000000` (or one number).
     #[arg(long)]
     pub seeds: String,
@@ -115,7 +117,8 @@ pub struct StatsArgs {
 /// Which deal, by number or from a file.
 #[derive(Args, Debug, Clone)]
 pub struct DealSource {
-    /// The variant (beleaguered-castle, streets-and-alleys, citadel; also beleaguered-fortress).
+    /// The variant (beleaguered-castle, streets-and-alleys, citadel, fortress, castile,
+    /// courtyard; also beleaguered-fortress).
     #[arg(long, short = 'v')]
     pub variant: Option<String>,
     /// Deal number (the project's numbering).
@@ -127,10 +130,46 @@ pub struct DealSource {
     /// Format of the deal file (detected if not given).
     #[arg(long, value_enum)]
     pub from: Option<InFormat>,
+    /// Rule options and deal numbering.
+    #[command(flatten)]
+    pub rules: RuleArgs,
+}
+
+/// The rule options of the seed texts, and which deal numbers `--seed` means.
+#[derive(Args, Debug, Clone)]
+pub struct RuleArgs {
     /// Foundations start holding A..K of every suit (0..12; 1 is beleaguered-castle, 0
-    /// streets-and-alleys).
+    /// streets-and-alleys). Beleaguered Castle family only.
     #[arg(long)]
     pub start_rank: Option<u8>,
+    /// The top card of a foundation may go back to a tableau pile.
+    #[arg(long)]
+    pub foundation_return: bool,
+    /// `unlimited`: an ordered run moves as one move whatever the empty piles.
+    #[arg(long, value_enum)]
+    pub sequence_moves: Option<SequenceArg>,
+    /// Whose deal numbers `--seed` means: this project's, or PySolFC's game numbers
+    /// (beleaguered-castle, streets-and-alleys, citadel).
+    #[arg(long, value_enum, default_value = "castle")]
+    pub numbering: Numbering,
+}
+
+/// `--sequence-moves`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SequenceArg {
+    /// One card per move.
+    Single,
+    /// An ordered run moves as one move.
+    Unlimited,
+}
+
+/// `--numbering`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbering {
+    /// The project's own numbered shuffle (see the README).
+    Castle,
+    /// PySolFC's game numbers.
+    Pysol,
 }
 
 /// Deal file formats.

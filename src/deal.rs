@@ -13,7 +13,11 @@
 //! 4. The shuffled list is dealt in order: card `k` to pile `k mod piles` (round-robin), or,
 //!    for citadel, to the next pile in turn unless it fits its foundation at that moment, in
 //!    which case it goes there and that pile misses its card for that round (as PySolFC deals
-//!    Citadel: the aces go up first, start rank 1, then the other 48 cards).
+//!    Citadel: the aces go up first, start rank 1, then the other 48 cards). Castile deals
+//!    round-robin all but the last two cards, which go to the cells `r1`, `r2` in order.
+//!    Courtyard (two decks: the list is the first deck in the order above, then the second)
+//!    deals one card to each of the 12 piles, and the other 92 form the stock in list order,
+//!    the next card to be dealt first.
 
 use crate::card::{Card, Suit};
 use crate::rules::{DealShape, Rules};
@@ -21,7 +25,8 @@ use rand::RngCore;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// A deal: the rules it is played by and the cards as dealt (before any move).
+/// A deal: the rules it is played by and the cards as dealt (before any move). A position
+/// reached in play is a deal too (the solver starts from any of them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Deal {
     /// The rules, options included.
@@ -30,8 +35,15 @@ pub struct Deal {
     pub seed: Option<u64>,
     /// Tableau piles `t1..tN`, each bottom to top.
     pub tableau: Vec<Vec<Card>>,
-    /// Foundation heights by suit (C, D, H, S): 0 empty, 13 complete.
-    pub foundations: [u8; 4],
+    /// Foundation pile heights: index `s` is suit `s` (C, D, H, S) of the first deck, index
+    /// `4 + s` the second pile of that suit in a two-deck game. 0 empty, 13 complete.
+    pub foundations: [u8; 8],
+    /// The cards in the reserve cells `r1..rK` (fewer than the cells when some are empty).
+    pub reserve: Vec<Card>,
+    /// The stock, next card to be dealt first.
+    pub stock: Vec<Card>,
+    /// The waste, bottom to top (its top card is playable).
+    pub waste: Vec<Card>,
 }
 
 /// Why a deal is not a legal starting position.
@@ -47,8 +59,8 @@ pub enum DealError {
         /// Piles found.
         found: usize,
     },
-    /// A card appears twice.
-    #[error("card {card} appears twice ({first} and {second})")]
+    /// A card appears more often than the decks hold it.
+    #[error("card {card} appears {} ({first} and {second})", if *.decks == 1 { "twice".to_string() } else { format!("more than {} times", .decks) })]
     Duplicate {
         /// The card.
         card: Card,
@@ -56,6 +68,8 @@ pub enum DealError {
         first: String,
         /// Where it was seen again.
         second: String,
+        /// Decks in the game (each card appears this often).
+        decks: u8,
     },
     /// Cards are missing.
     #[error("the deal is missing {} card{}: {}", .0.len(), if .0.len() == 1 { "" } else { "s" }, list(.0))]
@@ -70,6 +84,50 @@ pub enum DealError {
         /// The capacity.
         max: usize,
     },
+    /// More reserve cards than the variant has cells.
+    #[error("{variant} has {cells} reserve cell{}, but the deal puts {found} cards there (from {card})", if *.cells == 1 { "" } else { "s" })]
+    Reserve {
+        /// Variant name.
+        variant: String,
+        /// Cells the rules give.
+        cells: usize,
+        /// Cards given.
+        found: usize,
+        /// The first card that does not fit.
+        card: Card,
+    },
+    /// A stock or waste in a game without one.
+    #[error("{variant} has no {what}, but the deal has one (starting {card})")]
+    NoStock {
+        /// Variant name.
+        variant: String,
+        /// `stock` or `waste`.
+        what: &'static str,
+        /// Its first card.
+        card: Card,
+    },
+    /// A two-deck pile whose cards do not follow the build rule above its bottom card.
+    #[error("in {variant} every pile is built by the rules above its bottom card, but {pile} has {card} on {under}")]
+    Unordered {
+        /// Variant name.
+        variant: String,
+        /// Pile name.
+        pile: String,
+        /// The card out of order.
+        card: Card,
+        /// The card under it.
+        under: Card,
+    },
+    /// A foundation height outside 0..=13, or a second-deck foundation in a one-deck game.
+    #[error("foundation {pile} cannot hold {height} cards in {variant}")]
+    Foundation {
+        /// Variant name.
+        variant: String,
+        /// The foundation (suit letter, and `2` for a second pile).
+        pile: String,
+        /// The height given.
+        height: u8,
+    },
 }
 
 fn list(cards: &[Card]) -> String {
@@ -80,49 +138,117 @@ fn list(cards: &[Card]) -> String {
         .join(" ")
 }
 
+/// Whose deal numbers a seed means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Numbering {
+    /// This project's numbered shuffle (the module docs).
+    #[default]
+    Castle,
+    /// PySolFC's game numbers (see [`crate::pysol`]).
+    Pysol,
+}
+
+impl Numbering {
+    /// The name used on the command line and in batch rows.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Numbering::Castle => "castle",
+            Numbering::Pysol => "pysol",
+        }
+    }
+}
+
 /// The most cards one tableau pile can hold in the search's packed position. A dealt pile of
 /// this family has at most 7 cards and at most 12 more can be built on its top, so 32 is ample.
 pub const MAX_PILE: usize = 32;
 
 impl Deal {
+    /// An empty position of `rules` (no cards anywhere): the start for hand-built positions.
+    pub fn empty(rules: Rules) -> Deal {
+        Deal {
+            rules,
+            seed: None,
+            tableau: vec![Vec::new(); rules.piles],
+            foundations: [0; 8],
+            reserve: Vec::new(),
+            stock: Vec::new(),
+            waste: Vec::new(),
+        }
+    }
+
     /// Deal number `seed` of `rules` (see the module docs for the shuffle).
     pub fn from_seed(rules: Rules, seed: u64) -> Deal {
         let start = rules.options.start_rank;
-        let mut cards: Vec<Card> = Card::deck()
-            .into_iter()
-            .filter(|c| c.rank() > start)
-            .collect();
+        let mut cards: Vec<Card> = Vec::with_capacity(rules.cards());
+        for _ in 0..rules.decks {
+            cards.extend(Card::deck().into_iter().filter(|c| c.rank() > start));
+        }
         shuffle_v1(&mut cards, seed);
-        let mut tableau = vec![Vec::new(); rules.piles];
-        let mut foundations = [start; 4];
+        let mut deal = Deal::empty(rules);
+        deal.seed = Some(seed);
+        for s in 0..4 * rules.decks as usize {
+            deal.foundations[s] = start;
+        }
         match rules.shape {
             DealShape::RoundRobin => {
+                let reserve = cards.split_off(cards.len() - rules.cells);
                 for (k, c) in cards.into_iter().enumerate() {
-                    tableau[k % rules.piles].push(c);
+                    deal.tableau[k % rules.piles].push(c);
                 }
+                deal.reserve = reserve;
             }
             DealShape::Citadel => {
                 for (k, c) in cards.into_iter().enumerate() {
                     let s = c.suit().index();
-                    if foundations[s] + 1 == c.rank() {
-                        foundations[s] += 1;
+                    if deal.foundations[s] + 1 == c.rank() {
+                        deal.foundations[s] += 1;
                     } else {
-                        tableau[k % rules.piles].push(c);
+                        deal.tableau[k % rules.piles].push(c);
                     }
                 }
             }
+            DealShape::OneEachThenStock => {
+                let stock = cards.split_off(rules.piles);
+                for (k, c) in cards.into_iter().enumerate() {
+                    deal.tableau[k].push(c);
+                }
+                deal.stock = stock;
+            }
         }
-        Deal {
-            rules,
-            seed: Some(seed),
-            tableau,
-            foundations,
+        deal
+    }
+
+    /// Deal number `n` of `rules` in the given numbering.
+    ///
+    /// # Errors
+    /// For PySolFC numbers: a variant PySolFC numbering is not matched for, game number 0,
+    /// or a start rank other than the game's own (PySolFC deals each game one way).
+    pub fn numbered(rules: Rules, numbering: Numbering, n: u64) -> Result<Deal, String> {
+        match numbering {
+            Numbering::Castle => Ok(Deal::from_seed(rules, n)),
+            Numbering::Pysol => {
+                let own = rules.variant.rules().options.start_rank;
+                if rules.options.start_rank != own {
+                    return Err(format!(
+                        "--numbering pysol deals {} as PySolFC does, with start rank {own}; drop --start-rank",
+                        rules.variant
+                    ));
+                }
+                let (tableau, f) =
+                    crate::pysol::pysol_layout(rules.variant, n).map_err(|e| e.to_string())?;
+                let mut deal = Deal::empty(rules);
+                deal.seed = Some(n);
+                deal.tableau = tableau;
+                deal.foundations[..4].copy_from_slice(&f);
+                Ok(deal)
+            }
         }
     }
 
-    /// The cards on foundation `suit`, bottom (ace) to top.
-    pub fn foundation_cards(&self, suit: Suit) -> Vec<Card> {
-        (1..=self.foundations[suit.index()])
+    /// The cards on foundation pile `pile` (0..4 per deck: suit `pile % 4`), ace to top.
+    pub fn foundation_cards(&self, pile: usize) -> Vec<Card> {
+        let suit = Suit::from_index(pile % 4);
+        (1..=self.foundations[pile])
             .map(|r| Card::new(r, suit))
             .collect()
     }
@@ -132,23 +258,72 @@ impl Deal {
         self.foundations.iter().map(|&h| h as usize).sum()
     }
 
-    /// Checks that the deal is a legal position of its rules: the right pile count, and every
-    /// card of the deck exactly once (foundation cards count as present).
+    /// Checks that the deal is a legal position of its rules: the right pile count, cells,
+    /// stock and foundations the variant has, and every card of the decks exactly as often
+    /// as the decks hold it (foundation cards count as present).
     ///
     /// # Errors
     /// The first problem found, naming the card or pile at fault.
     pub fn validate(&self) -> Result<(), DealError> {
-        if self.tableau.len() != self.rules.piles {
+        let rules = &self.rules;
+        let variant = rules.variant.name().to_string();
+        if self.tableau.len() != rules.piles {
             return Err(DealError::PileCount {
-                variant: self.rules.variant.name().to_string(),
-                expected: self.rules.piles,
+                variant,
+                expected: rules.piles,
                 found: self.tableau.len(),
             });
         }
-        let mut seen: [Option<String>; Card::CODES] = std::array::from_fn(|_| None);
-        for s in Suit::ALL {
-            for c in self.foundation_cards(s) {
-                seen[c.code() as usize] = Some("foundation".to_string());
+        if self.reserve.len() > rules.cells {
+            return Err(DealError::Reserve {
+                variant,
+                cells: rules.cells,
+                found: self.reserve.len(),
+                card: self.reserve[rules.cells],
+            });
+        }
+        if !rules.stock {
+            for (what, cards) in [("stock", &self.stock), ("waste", &self.waste)] {
+                if let Some(&card) = cards.first() {
+                    return Err(DealError::NoStock {
+                        variant,
+                        what,
+                        card,
+                    });
+                }
+            }
+        }
+        for (i, &h) in self.foundations.iter().enumerate() {
+            if h > 13 || (i >= rules.foundation_piles() && h > 0) {
+                return Err(DealError::Foundation {
+                    variant,
+                    pile: format!(
+                        "{}{}",
+                        Suit::from_index(i % 4).letter(),
+                        if i >= 4 { "2" } else { "" }
+                    ),
+                    height: h,
+                });
+            }
+        }
+        let decks = rules.decks;
+        let mut seen: Vec<Vec<String>> = vec![Vec::new(); Card::CODES];
+        let mut add = |c: Card, place: &str| -> Result<(), DealError> {
+            let slot = &mut seen[c.code() as usize];
+            if slot.len() >= decks as usize {
+                return Err(DealError::Duplicate {
+                    card: c,
+                    first: slot[0].clone(),
+                    second: place.to_string(),
+                    decks,
+                });
+            }
+            slot.push(place.to_string());
+            Ok(())
+        };
+        for pile in 0..rules.foundation_piles() {
+            for c in self.foundation_cards(pile) {
+                add(c, "foundation")?;
             }
         }
         for (i, pile) in self.tableau.iter().enumerate() {
@@ -161,21 +336,36 @@ impl Deal {
                 });
             }
             for &c in pile {
-                let slot = &mut seen[c.code() as usize];
-                if let Some(first) = slot {
-                    return Err(DealError::Duplicate {
-                        card: c,
-                        first: first.clone(),
-                        second: name,
+                add(c, &name)?;
+            }
+            // Two-deck positions are keyed as base card plus run (see `state.rs`): a pile
+            // there only ever grows by the build rule, so any reachable position passes.
+            if decks == 2 {
+                if let Some(w) = pile.windows(2).find(|w| !rules.builds_on(w[1], w[0])) {
+                    return Err(DealError::Unordered {
+                        variant,
+                        pile: name,
+                        card: w[1],
+                        under: w[0],
                     });
                 }
-                *slot = Some(name.clone());
             }
         }
-        let missing: Vec<Card> = Card::deck()
-            .into_iter()
-            .filter(|c| seen[c.code() as usize].is_none())
-            .collect();
+        for (i, &c) in self.reserve.iter().enumerate() {
+            add(c, &format!("r{}", i + 1))?;
+        }
+        for &c in &self.stock {
+            add(c, "the stock")?;
+        }
+        for &c in &self.waste {
+            add(c, "the waste")?;
+        }
+        let mut missing = Vec::new();
+        for c in Card::deck() {
+            for _ in seen[c.code() as usize].len()..decks as usize {
+                missing.push(c);
+            }
+        }
         if !missing.is_empty() {
             return Err(DealError::Missing(missing));
         }
@@ -229,7 +419,7 @@ mod tests {
             let bc = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
             bc.validate().unwrap();
             assert!(bc.tableau.iter().all(|p| p.len() == 6));
-            assert_eq!(bc.foundations, [1; 4]);
+            assert_eq!(bc.foundations, [1, 1, 1, 1, 0, 0, 0, 0]);
             let sa = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
             sa.validate().unwrap();
             let lens: Vec<usize> = sa.tableau.iter().map(Vec::len).collect();
@@ -239,7 +429,46 @@ mod tests {
             // No dealt card fits its foundation's top at the end of the deal unless it was
             // dealt before that foundation reached it: a cheap property of the citadel rule.
             assert!(ci.tableau.iter().all(|p| p.len() <= 7));
+            let fo = Deal::from_seed(Variant::Fortress.rules(), seed);
+            fo.validate().unwrap();
+            let lens: Vec<usize> = fo.tableau.iter().map(Vec::len).collect();
+            assert_eq!(lens, [6, 6, 5, 5, 5, 5, 5, 5, 5, 5]);
+            assert_eq!(fo.cards_home(), 0);
+            let ca = Deal::from_seed(Variant::Castile.rules(), seed);
+            ca.validate().unwrap();
+            assert!(ca.tableau.iter().all(|p| p.len() == 5));
+            assert_eq!(ca.reserve.len(), 2);
+            let co = Deal::from_seed(Variant::Courtyard.rules(), seed);
+            co.validate().unwrap();
+            assert!(co.tableau.iter().all(|p| p.len() == 1));
+            assert_eq!((co.tableau.len(), co.stock.len()), (12, 92));
         }
+    }
+
+    #[test]
+    fn validation_names_what_is_wrong() {
+        let mut ca = Deal::from_seed(Variant::Castile.rules(), 1);
+        let extra = ca.tableau[0].pop().unwrap();
+        ca.reserve.push(extra);
+        let e = ca.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("2 reserve cells") && e.contains(&extra.to_string()),
+            "{e}"
+        );
+        let mut bc = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
+        bc.stock.push(bc.tableau[0].pop().unwrap());
+        assert!(bc.validate().unwrap_err().to_string().contains("no stock"));
+        let mut fo = Deal::from_seed(Variant::Fortress.rules(), 1);
+        let c = fo.tableau[0][0];
+        fo.tableau[1].push(c);
+        let e = fo.validate().unwrap_err().to_string();
+        assert!(e.contains(&format!("card {c} appears twice")), "{e}");
+        let mut co = Deal::from_seed(Variant::Courtyard.rules(), 1);
+        let c = co.stock[0];
+        co.stock.push(c);
+        co.stock.push(c);
+        let e = co.validate().unwrap_err().to_string();
+        assert!(e.contains("more than 2 times"), "{e}");
     }
 
     #[test]
@@ -250,7 +479,7 @@ mod tests {
             .unwrap();
         let d = Deal::from_seed(r, 3);
         d.validate().unwrap();
-        assert_eq!(d.foundations, [5; 4]);
+        assert_eq!(d.foundations, [5, 5, 5, 5, 0, 0, 0, 0]);
         assert_eq!(d.tableau.iter().map(Vec::len).sum::<usize>(), 32);
     }
 

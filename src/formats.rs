@@ -13,12 +13,15 @@
 //! t8: 5H QH 6S 3D 4H 2C
 //! ```
 //! Piles list cards bottom to top. `foundations:` names the top card of each non-empty
-//! foundation (`-` or nothing for none). `seed` and `start-rank` are optional; `variant`
-//! defaults to the one given on the command line, else beleaguered-castle.
+//! foundation (`-` or nothing for none; with two decks a suit may be named twice, once per
+//! pile). `seed`, `start-rank`, `foundation-return: yes|no` and `sequence-moves:
+//! single|unlimited` are optional; `variant` defaults to the one given on the command line,
+//! else beleaguered-castle. Variants with cells, a stock or a waste add `reserve:` (the cell
+//! cards), `stock:` (next card first) and `waste:` (bottom to top) lines.
 
 use crate::card::{Card, Suit};
 use crate::deal::Deal;
-use crate::rules::{Rules, Variant};
+use crate::rules::{Rules, SequenceMoves, Variant};
 use crate::InputError;
 use serde_json::Value;
 use std::str::FromStr;
@@ -55,6 +58,10 @@ pub struct ReadOptions {
     pub variant: Option<Variant>,
     /// `--start-rank`, if given.
     pub start_rank: Option<u8>,
+    /// `--foundation-return`, if given.
+    pub foundation_return: Option<bool>,
+    /// `--sequence-moves`, if given.
+    pub sequence_moves: Option<SequenceMoves>,
     /// `--from`, if given; otherwise the format is detected.
     pub format: Option<Format>,
 }
@@ -106,13 +113,19 @@ pub fn read_deal(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, In
     Ok(deal)
 }
 
-fn rules_for(
-    origin: &str,
-    file_variant: Option<Variant>,
-    file_rank: Option<u8>,
-    opts: ReadOptions,
-) -> Result<Rules, InputError> {
-    let variant = match (file_variant, opts.variant) {
+/// What a file says about the rules (each field optional).
+#[derive(Default)]
+struct FileRules {
+    variant: Option<Variant>,
+    start_rank: Option<u8>,
+    foundation_return: Option<bool>,
+    sequence_moves: Option<SequenceMoves>,
+}
+
+/// The rules of a deal being read: the file's, with the command line's options on top (a
+/// variant that differs is an error; options given on the command line win).
+fn rules_for(origin: &str, file: &FileRules, opts: ReadOptions) -> Result<Rules, InputError> {
+    let variant = match (file.variant, opts.variant) {
         (Some(f), Some(c)) if f != c => {
             return Err(InputError(format!(
                 "{origin}: the file says variant {f}, but --variant says {c}"
@@ -122,42 +135,85 @@ fn rules_for(
         (None, None) => Variant::BeleagueredCastle,
     };
     let mut rules = variant.rules();
+    // A file's start rank that is just the variant's own (JSON always names one) is no
+    // request; the command line's always is.
+    let file_rank = file
+        .start_rank
+        .filter(|&r| r != rules.options.start_rank || variant.has_start_rank());
     if let Some(r) = opts.start_rank.or(file_rank) {
         rules = rules
             .with_start_rank(r)
             .map_err(|e| InputError(format!("{origin}: {e}")))?;
     }
+    if let Some(f) = opts.foundation_return.or(file.foundation_return) {
+        rules = rules.with_foundation_return(f);
+    }
+    if let Some(s) = opts.sequence_moves.or(file.sequence_moves) {
+        rules = rules.with_sequence_moves(s);
+    }
     Ok(rules)
 }
 
-/// Sets a foundation from its top card, refusing a suit given twice.
-fn set_foundation(
-    found: &mut [u8; 4],
-    seen: &mut [bool; 4],
-    top: Card,
+/// Foundation tops as read (card, line), turned into pile heights once the rules are known:
+/// one pile per suit, or two with two decks.
+fn foundations_from(
+    tops: &[(Card, usize)],
+    rules: &Rules,
     origin: &str,
-    line: usize,
-) -> Result<(), InputError> {
-    let s = top.suit().index();
-    if seen[s] {
-        return Err(err(
+) -> Result<[u8; 8], InputError> {
+    let mut found = [0u8; 8];
+    let mut used = [0usize; 4];
+    for &(top, line) in tops {
+        let s = top.suit().index();
+        if used[s] == rules.decks as usize {
+            return Err(err(
+                origin,
+                line,
+                format!(
+                    "{} foundations of suit {} (this game has {})",
+                    used[s] + 1,
+                    top.suit().letter(),
+                    rules.decks
+                ),
+            ));
+        }
+        found[s + 4 * used[s]] = top.rank();
+        used[s] += 1;
+    }
+    for s in 0..4 {
+        if found[s + 4] > found[s] {
+            found.swap(s, s + 4);
+        }
+    }
+    Ok(found)
+}
+
+fn parse_bool(origin: &str, line: usize, key: &str, value: &str) -> Result<bool, InputError> {
+    match value.to_ascii_lowercase().as_str() {
+        "yes" | "true" | "on" => Ok(true),
+        "no" | "false" | "off" => Ok(false),
+        _ => Err(err(
             origin,
             line,
-            format!("two foundations of suit {}", top.suit().letter()),
-        ));
+            format!("`{key}` is `{value}`; expected yes or no"),
+        )),
     }
-    seen[s] = true;
-    found[s] = top.rank();
-    Ok(())
+}
+
+fn card_list(origin: &str, line: usize, value: &str) -> Result<Vec<Card>, InputError> {
+    value
+        .split_whitespace()
+        .filter(|t| *t != "-")
+        .map(|t| parse_card(origin, line, t))
+        .collect()
 }
 
 fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputError> {
-    let mut variant = None;
+    let mut file = FileRules::default();
     let mut seed = None;
-    let mut rank = None;
-    let mut found = [0u8; 4];
-    let mut seen = [false; 4];
+    let mut tops = Vec::new();
     let mut piles: Vec<Option<Vec<Card>>> = Vec::new();
+    let (mut reserve, mut stock, mut waste) = (Vec::new(), Vec::new(), Vec::new());
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.split('#').next().unwrap_or("").trim();
@@ -175,7 +231,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
         let value = value.trim();
         match key.as_str() {
             "variant" => {
-                variant = Some(value.parse::<Variant>().map_err(|e| err(origin, line, e))?);
+                file.variant = Some(value.parse::<Variant>().map_err(|e| err(origin, line, e))?);
             }
             "seed" => {
                 seed =
@@ -184,7 +240,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     })?);
             }
             "start-rank" => {
-                rank = Some(value.parse::<u8>().map_err(|_| {
+                file.start_rank = Some(value.parse::<u8>().map_err(|_| {
                     err(
                         origin,
                         line,
@@ -192,12 +248,20 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     )
                 })?);
             }
+            "foundation-return" => {
+                file.foundation_return = Some(parse_bool(origin, line, &key, value)?);
+            }
+            "sequence-moves" => {
+                file.sequence_moves = Some(value.parse().map_err(|e| err(origin, line, e))?);
+            }
             "foundations" => {
-                for tok in value.split_whitespace().filter(|t| *t != "-") {
-                    let c = parse_card(origin, line, tok)?;
-                    set_foundation(&mut found, &mut seen, c, origin, line)?;
+                for c in card_list(origin, line, value)? {
+                    tops.push((c, line));
                 }
             }
+            "reserve" | "cells" => reserve = card_list(origin, line, value)?,
+            "stock" => stock = card_list(origin, line, value)?,
+            "waste" => waste = card_list(origin, line, value)?,
             k if k.starts_with('t') => {
                 let n: usize = k[1..]
                     .parse()
@@ -221,7 +285,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     origin,
                     line,
                     format!(
-                        "unknown field `{key}` (variant, seed, start-rank, foundations, t1..tN)"
+                        "unknown field `{key}` (variant, seed, start-rank, foundation-return, sequence-moves, foundations, reserve, stock, waste, t1..tN)"
                     ),
                 ))
             }
@@ -232,19 +296,23 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
         .enumerate()
         .map(|(i, p)| p.ok_or_else(|| InputError(format!("{origin}: pile t{} is missing", i + 1))))
         .collect::<Result<Vec<_>, _>>()?;
-    let rules = rules_for(origin, variant, rank, opts)?;
+    let rules = rules_for(origin, &file, opts)?;
     Ok(Deal {
+        foundations: foundations_from(&tops, &rules, origin)?,
         rules,
         seed,
         tableau,
-        foundations: found,
+        reserve,
+        stock,
+        waste,
     })
 }
 
 fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputError> {
-    let mut found = [0u8; 4];
+    let mut tops = Vec::new();
     let mut seen = [false; 4];
     let mut tableau = Vec::new();
+    let mut reserve = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.split('#').next().unwrap_or("").trim();
@@ -273,22 +341,21 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
                     crate::card::parse_rank(r)
                         .ok_or_else(|| err(origin, line, format!("`{tok}`: `{r}` is not a rank")))?
                 };
-                if rank > 0 {
-                    set_foundation(&mut found, &mut seen, Card::new(rank, suit), origin, line)?;
-                } else if std::mem::replace(&mut seen[suit.index()], true) {
+                if std::mem::replace(&mut seen[suit.index()], true) {
                     return Err(err(
                         origin,
                         line,
                         format!("two foundations of suit {}", suit.letter()),
                     ));
                 }
+                if rank > 0 {
+                    tops.push((Card::new(rank, suit), line));
+                }
             }
             continue;
         }
         if lower.starts_with("freecells:") {
-            if l["freecells:".len()..].split_whitespace().any(|t| t != "-") {
-                return Err(err(origin, line, "this family has no free cells"));
-            }
+            reserve = card_list(origin, line, &l["freecells:".len()..])?;
             continue;
         }
         let body = l.strip_prefix(':').unwrap_or(l);
@@ -298,12 +365,15 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
             .collect::<Result<Vec<_>, _>>()?;
         tableau.push(cards);
     }
-    let rules = rules_for(origin, None, None, opts)?;
+    let rules = rules_for(origin, &FileRules::default(), opts)?;
     Ok(Deal {
+        foundations: foundations_from(&tops, &rules, origin)?,
         rules,
         seed: None,
         tableau,
-        foundations: found,
+        reserve,
+        stock: Vec::new(),
+        waste: Vec::new(),
     })
 }
 
@@ -336,21 +406,30 @@ fn json_piles(v: &Value, what: &str, origin: &str) -> Result<Vec<Vec<Card>>, Inp
 fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputError> {
     let v: Value = serde_json::from_str(text)
         .map_err(|e| InputError(format!("{origin}: line {}: invalid JSON: {e}", e.line())))?;
-    let (deal_v, variant, seed, rank) = if let Some(d) = v.get("deal") {
-        let variant = match v.get("variant").and_then(Value::as_str) {
-            Some(s) => Some(
+    let mut file = FileRules::default();
+    let (deal_v, seed) = if let Some(d) = v.get("deal") {
+        if let Some(s) = v.get("variant").and_then(Value::as_str) {
+            file.variant = Some(
                 s.parse::<Variant>()
                     .map_err(|e| InputError(format!("{origin}: {e}")))?,
-            ),
-            None => None,
-        };
-        let rank = v
+            );
+        }
+        file.start_rank = v
             .pointer("/options/start_rank")
             .and_then(Value::as_u64)
             .map(|r| r.min(255) as u8);
-        (d, variant, v.get("seed").and_then(Value::as_u64), rank)
+        file.foundation_return = v
+            .pointer("/options/foundation_return")
+            .and_then(Value::as_bool);
+        if let Some(s) = v.pointer("/options/sequence_moves").and_then(Value::as_str) {
+            file.sequence_moves = Some(
+                s.parse()
+                    .map_err(|e| InputError(format!("{origin}: options.sequence_moves: {e}")))?,
+            );
+        }
+        (d, v.get("seed").and_then(Value::as_u64))
     } else {
-        (&v, None, None, None)
+        (&v, None)
     };
     let tableau_v = deal_v
         .get("tableau")
@@ -361,8 +440,7 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             ))
         })?;
     let tableau = json_piles(tableau_v, "tableau", origin)?;
-    let mut found = [0u8; 4];
-    let mut seen = [false; 4];
+    let mut tops = Vec::new();
     if let Some(f) = deal_v.get("foundations") {
         for (i, pile) in json_piles(f, "foundations", origin)?
             .into_iter()
@@ -377,35 +455,35 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     )));
                 }
             }
-            let s = top.suit().index();
-            if std::mem::replace(&mut seen[s], true) {
-                return Err(InputError(format!(
-                    "{origin}: two foundations of suit {}",
-                    top.suit().letter()
-                )));
-            }
-            found[s] = top.rank();
+            tops.push((top, 1));
         }
     }
-    for field in ["reserve", "stock", "waste", "cells"] {
-        if let Some(x) = deal_v.get(field) {
-            if x.as_array().is_some_and(|a| !a.is_empty()) {
-                return Err(InputError(format!(
-                    "{origin}: `{field}` must be empty: this variant has none"
-                )));
-            }
+    let mut lists = [Vec::new(), Vec::new(), Vec::new()];
+    for (k, field) in ["reserve", "stock", "waste"].into_iter().enumerate() {
+        // Solvitaire calls the reserve cells `cells`.
+        let alias = if k == 0 { deal_v.get("cells") } else { None };
+        if let Some(x) = deal_v.get(field).or(alias) {
+            lists[k] = json_cards(x, field, origin)?;
         }
     }
-    let rules = rules_for(origin, variant, rank, opts)?;
+    let [reserve, stock, waste] = lists;
+    let rules = rules_for(origin, &file, opts)?;
     Ok(Deal {
+        foundations: foundations_from(&tops, &rules, origin)
+            .map_err(|e| InputError(e.0.replace(": line 1:", ": foundations:")))?,
         rules,
         seed,
         tableau,
-        foundations: found,
+        reserve,
+        stock,
+        waste,
     })
 }
 
 fn cards_line(cards: &[Card]) -> String {
+    if cards.is_empty() {
+        return "-".to_string();
+    }
     cards
         .iter()
         .map(|c| c.to_string())
@@ -413,35 +491,56 @@ fn cards_line(cards: &[Card]) -> String {
         .join(" ")
 }
 
+/// The top card of every non-empty foundation pile.
+fn foundation_tops(deal: &Deal) -> Vec<Card> {
+    (0..deal.rules.foundation_piles())
+        .filter(|&p| deal.foundations[p] > 0)
+        .map(|p| Card::new(deal.foundations[p], Suit::from_index(p % 4)))
+        .collect()
+}
+
 /// Writes a deal in the text format (it reads back to the same deal).
 pub fn write_text(deal: &Deal) -> String {
+    let rules = &deal.rules;
     let mut s = String::from("# castle deal, text format 1: piles bottom to top\n");
-    s += &format!("variant: {}\n", deal.rules.variant);
+    s += &format!("variant: {}\n", rules.variant);
     if let Some(seed) = deal.seed {
         s += &format!("seed: {seed}\n");
     }
-    s += &format!("start-rank: {}\n", deal.rules.options.start_rank);
-    let tops: Vec<String> = Suit::ALL
-        .iter()
-        .filter(|s| deal.foundations[s.index()] > 0)
-        .map(|&s| Card::new(deal.foundations[s.index()], s).to_string())
-        .collect();
-    s += &format!(
-        "foundations: {}\n",
-        if tops.is_empty() {
-            "-".to_string()
-        } else {
-            tops.join(" ")
-        }
-    );
+    if rules.variant.has_start_rank() {
+        s += &format!("start-rank: {}\n", rules.options.start_rank);
+    }
+    if rules.options.foundation_return {
+        s += "foundation-return: yes\n";
+    }
+    if rules.options.sequence_moves != SequenceMoves::Single {
+        s += &format!("sequence-moves: {}\n", rules.options.sequence_moves.name());
+    }
+    s += &format!("foundations: {}\n", cards_line(&foundation_tops(deal)));
+    if rules.cells > 0 {
+        s += &format!("reserve: {}\n", cards_line(&deal.reserve));
+    }
+    if rules.stock {
+        s += &format!("stock: {}\n", cards_line(&deal.stock));
+        s += &format!("waste: {}\n", cards_line(&deal.waste));
+    }
     for (i, p) in deal.tableau.iter().enumerate() {
-        s += &format!("t{}: {}\n", i + 1, cards_line(p));
+        s += &format!("t{}: {}\n", i + 1, cards_line(p).trim_matches('-'));
     }
     s
 }
 
-/// Writes a deal as an fc-solve board.
-pub fn write_fcs(deal: &Deal) -> String {
+/// Writes a deal as an fc-solve board (reserve cells as its `Freecells:` line).
+///
+/// # Errors
+/// For a deal fc-solve's format cannot hold: two decks, a stock or a waste.
+pub fn write_fcs(deal: &Deal) -> Result<String, InputError> {
+    if deal.rules.decks > 1 || deal.rules.stock {
+        return Err(InputError(format!(
+            "--format fcs cannot hold a {} deal (two decks and a stock); use text or json",
+            deal.rules.variant
+        )));
+    }
     let f: Vec<String> = Suit::ALL
         .iter()
         .map(|&s| {
@@ -455,9 +554,12 @@ pub fn write_fcs(deal: &Deal) -> String {
         })
         .collect();
     let mut s = format!("Foundations: {}\n", f.join(" "));
+    if deal.rules.cells > 0 {
+        s += &format!("Freecells: {}\n", cards_line(&deal.reserve));
+    }
     for p in &deal.tableau {
-        s += &cards_line(p);
+        s += cards_line(p).trim_matches('-');
         s.push('\n');
     }
-    s
+    Ok(s)
 }

@@ -7,9 +7,11 @@ mod cli;
 use anyhow::{bail, Context, Result};
 use castle::bench::{peak_rss_bytes, run_set, standard_sets};
 use castle::check::{self, replay};
+use castle::deal::Numbering;
 use castle::formats::{self, Format, ReadOptions};
 use castle::report::{draw_board, draw_moves, Color, Report};
-use castle::{Deal, InputError, Limits, Outcome, Pruning, Solver, Variant, Verdict};
+use castle::rules::SequenceMoves;
+use castle::{Deal, InputError, Limits, Outcome, Pruning, Rules, Solver, Variant, Verdict};
 use clap::{CommandFactory, Parser};
 use cli::{BudgetArgs, Cli, Command, DealFormat, DealSource, InFormat, OutFormat};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -70,18 +72,48 @@ fn read_input(path: &std::path::Path) -> Result<(String, String)> {
     }
 }
 
+/// The rules a command line asks for: the variant's, with the rule options on top.
+fn rules_of(variant: Variant, r: &cli::RuleArgs) -> Result<Rules> {
+    let mut rules = variant.rules();
+    if let Some(k) = r.start_rank {
+        rules = rules.with_start_rank(k).map_err(|e| input(e.to_string()))?;
+    }
+    if r.foundation_return {
+        rules = rules.with_foundation_return(true);
+    }
+    if let Some(s) = r.sequence_moves {
+        rules = rules.with_sequence_moves(sequence(s));
+    }
+    Ok(rules)
+}
+
+fn sequence(s: cli::SequenceArg) -> SequenceMoves {
+    match s {
+        cli::SequenceArg::Single => SequenceMoves::Single,
+        cli::SequenceArg::Unlimited => SequenceMoves::Unlimited,
+    }
+}
+
+fn numbering(n: cli::Numbering) -> Numbering {
+    match n {
+        cli::Numbering::Castle => Numbering::Castle,
+        cli::Numbering::Pysol => Numbering::Pysol,
+    }
+}
+
 /// The deal the user asked for: by number, or read from a file.
 fn load_deal(src: &DealSource) -> Result<Deal> {
     let variant = parse_variant(&src.variant)?;
     match (&src.seed, &src.deal) {
         (Some(seed), None) => {
-            let mut rules = variant.unwrap_or(Variant::BeleagueredCastle).rules();
-            if let Some(r) = src.start_rank {
-                rules = rules.with_start_rank(r).map_err(|e| input(e.to_string()))?;
-            }
-            Ok(Deal::from_seed(rules, *seed))
+            let rules = rules_of(variant.unwrap_or(Variant::BeleagueredCastle), &src.rules)?;
+            Deal::numbered(rules, numbering(src.rules.numbering), *seed)
+                .map_err(|e| input(format!("--seed {seed}: {e}")))
         }
         (None, Some(path)) => {
+            if src.rules.numbering != cli::Numbering::Castle {
+                return Err(input("--numbering applies to --seed, not to --deal files"));
+            }
             let (text, origin) = read_input(path)?;
             let format = src.from.map(|f| match f {
                 InFormat::Text => Format::Text,
@@ -90,7 +122,9 @@ fn load_deal(src: &DealSource) -> Result<Deal> {
             });
             let opts = ReadOptions {
                 variant,
-                start_rank: src.start_rank,
+                start_rank: src.rules.start_rank,
+                foundation_return: src.rules.foundation_return.then_some(true),
+                sequence_moves: src.rules.sequence_moves.map(sequence),
                 format,
             };
             Ok(formats::read_deal(&text, &origin, opts)?)
@@ -141,7 +175,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             } else {
                 match a.format {
                     DealFormat::Text => formats::write_text(&deal),
-                    DealFormat::Fcs => formats::write_fcs(&deal),
+                    DealFormat::Fcs => formats::write_fcs(&deal)?,
                     DealFormat::Json => {
                         let v = serde_json::json!({
                             "variant": deal.rules.variant.name(),
@@ -228,7 +262,7 @@ fn print_text(out: &mut impl Write, deal: &Deal, r: &Outcome, b: &BudgetArgs) ->
         Some(s) => format!("{} deal {s}", deal.rules.variant),
         None => format!("{} (deal from file)", deal.rules.variant),
     };
-    writeln!(out, "{title}, start rank {}", deal.rules.options.start_rank)?;
+    writeln!(out, "{title}, {}", rules_line(&deal.rules))?;
     writeln!(out)?;
     write!(out, "{}", draw_board(deal, color()))?;
     writeln!(out)?;
@@ -380,18 +414,35 @@ fn short(v: Variant) -> &'static str {
     match v {
         Variant::BeleagueredCastle => "bc",
         Variant::StreetsAndAlleys => "sa",
-        Variant::Citadel => "citadel",
+        other => other.name(),
     }
+}
+
+/// The options in force, as printed with every text result.
+fn rules_line(r: &Rules) -> String {
+    let o = r.options;
+    let mut parts = Vec::new();
+    if r.variant.has_start_rank() {
+        parts.push(format!("start rank {}", o.start_rank));
+    }
+    parts.push(format!(
+        "foundation return {}",
+        if o.foundation_return { "on" } else { "off" }
+    ));
+    parts.push(format!("sequence moves {}", o.sequence_moves.name()));
+    parts.join(", ")
 }
 
 fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
     use castle::batch::{self, Seeds};
     let variant = parse_variant(&Some(a.variant.clone()))?.expect("variant given");
-    let mut rules = variant.rules();
-    if let Some(r) = a.start_rank {
-        rules = rules.with_start_rank(r).map_err(|e| input(e.to_string()))?;
-    }
+    let rules = rules_of(variant, &a.rules)?;
+    let numbering = numbering(a.rules.numbering);
     let (first, last) = Seeds::parse_range(&a.seeds)?;
+    // Every seed of the range deals the same way; the first one tells whether they can.
+    for seed in [first, last] {
+        Deal::numbered(rules, numbering, seed).map_err(|e| input(format!("--seeds: {e}")))?;
+    }
     let (shard, shards) = match &a.shard {
         Some(s) => Seeds::parse_shard(s)?,
         None => (0, 1),
@@ -411,7 +462,7 @@ fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
     }
     let (mut file, done) = match &a.csv {
         Some(p) => {
-            let (f, d) = batch::open_for_append(p, &rules)?;
+            let (f, d) = batch::open_for_append(p, &rules, numbering)?;
             (Some(f), d)
         }
         None => (None, Default::default()),
@@ -443,6 +494,7 @@ fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
     let (mut won, mut lost, mut unknown) = (0u64, 0u64, 0u64);
     batch::run(
         rules,
+        numbering,
         seeds,
         &done,
         solver,
@@ -610,29 +662,20 @@ fn analyze(out: &mut impl Write, a: &cli::AnalyzeArgs) -> Result<()> {
         .enumerate()
     {
         let words: Vec<&str> = pair.split_whitespace().collect();
-        let [from, to] = words[..] else {
+        let (from, to, count) = match words[..] {
+            [from, to] => (from, to, Some(1)),
+            [from, to, n] => (from, to, n.parse::<usize>().ok().filter(|&n| n >= 1)),
+            _ => (pair, pair, None),
+        };
+        let Some(count) = count.filter(|_| (2..=3).contains(&words.len())) else {
             return Err(input(format!(
-                "--after: move {} `{pair}` is not `FROM TO` (like `t3 f`)",
+                "--after: move {} `{pair}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
                 i + 1
             )));
         };
-        let from = from.to_ascii_lowercase();
-        let card = from
-            .strip_prefix('t')
-            .and_then(|n| n.parse::<usize>().ok())
-            .and_then(|n| board.tableau.get(n.wrapping_sub(1)))
-            .and_then(|p| p.last().copied())
-            .ok_or_else(|| {
-                input(format!(
-                    "--after: move {} `{pair}`: `{from}` is not a non-empty pile",
-                    i + 1
-                ))
-            })?;
-        let step = castle::check::Step {
-            card,
-            from,
-            to: to.to_ascii_lowercase(),
-        };
+        let step = board
+            .step_named(from, to, count)
+            .map_err(|why| input(format!("--after: move {} `{pair}`: {why}", i + 1)))?;
         board.play(&step).map_err(|why| {
             input(format!(
                 "--after: move {} ({step}) is illegal: {why}",

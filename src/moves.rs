@@ -1,16 +1,35 @@
 //! Moves: the packed [`Move`] of the search, the fixed-capacity [`MoveList`] it generates into,
-//! and pile names (`t1..tN`, `f`) for notation.
+//! and pile names (`t1..tN`, `r1..rK`, `f`, `s`, `w`) for notation.
 
 use crate::card::Card;
 use std::fmt;
 
-/// Pile index that stands for "the foundations" in a [`Move`].
+/// Pile index that stands for "the foundations" in a [`Move`] (the card's suit picks the pile).
 pub const FOUNDATION: u8 = 0xFF;
+/// Pile index of the waste.
+pub const WASTE: u8 = 0xFE;
+/// Pile index of the stock.
+pub const STOCK: u8 = 0xFD;
+/// Pile index of reserve cell 0 (`r1`); cell `k` is `CELL + k`.
+pub const CELL: u8 = 0x40;
+
+/// True if pile index `p` is a tableau pile.
+#[inline]
+pub const fn is_tableau(p: u8) -> bool {
+    p < CELL
+}
+
+/// True if pile index `p` is a reserve cell.
+#[inline]
+pub const fn is_cell(p: u8) -> bool {
+    p >= CELL && p < STOCK
+}
 
 /// A move as the search records it: the card, the source and destination pile indices
-/// (tableau 0-based, or [`FOUNDATION`]), and how many cards go (`card` is then the lowest
-/// of the run). Solutions only ever hold single-card moves (`count == 1`): the search expands
-/// a run move into the single moves that carry it through empty piles.
+/// (tableau 0-based, [`CELL`]` + k`, [`STOCK`], [`WASTE`] or [`FOUNDATION`]), and how many
+/// cards go (`card` is then the bottom card of the run). Under single-card rules solutions
+/// only hold single-card moves: the search expands a run move into the single moves that carry
+/// it through empty piles. Under `--sequence-moves unlimited` a run move is one move.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Move {
     /// The card that moves (for a run, its bottom card).
@@ -38,12 +57,14 @@ impl Move {
     }
 }
 
-/// Name of pile index `p`: `t1..tN` or `f`.
+/// Name of pile index `p`: `t1..tN`, `r1..rK`, `f`, `s` or `w`.
 pub fn pile_name(p: u8) -> String {
-    if p == FOUNDATION {
-        "f".to_string()
-    } else {
-        format!("t{}", p as usize + 1)
+    match p {
+        FOUNDATION => "f".to_string(),
+        WASTE => "w".to_string(),
+        STOCK => "s".to_string(),
+        _ if is_cell(p) => format!("r{}", (p - CELL) as usize + 1),
+        _ => format!("t{}", p as usize + 1),
     }
 }
 
@@ -65,10 +86,12 @@ impl fmt::Debug for Move {
     }
 }
 
-/// Capacity of a [`MoveList`]: with 12 piles each top card has at most one foundation move
-/// and 11 tableau destinations, and each pile's top run at most 11 run moves onto other piles
-/// plus 12 into an empty pile: 12 * (12 + 23) = 420 bounds every position.
-pub const MAX_MOVES: usize = 420;
+/// Capacity of a [`MoveList`]. With 12 piles each top card has at most a foundation move, 11
+/// tableau destinations, an empty pile and a cell (14); each pile's top run at most 2 run
+/// moves per other pile and 12 into an empty pile (34); each cell card, the waste top and the
+/// 8 foundation tops at most 13 more each; plus a stock deal: 12 * 48 + 12 * 13 + 1 = 733
+/// bounds every position of every variant.
+pub const MAX_MOVES: usize = 768;
 
 /// A fixed-capacity list of moves, filled by move generation without allocating. Each move
 /// may carry a sort key (its heuristic score) so the list sorts itself in place.
@@ -93,10 +116,9 @@ impl MoveList {
     /// Appends a move.
     ///
     /// # Panics
-    /// In debug builds, if the list is full (the capacity bounds every legal position).
+    /// If the list is full (the capacity bounds every legal position).
     #[inline]
     pub fn push(&mut self, m: Move) {
-        debug_assert!(self.len < MAX_MOVES);
         self.moves[self.len] = m;
         self.len += 1;
     }

@@ -396,7 +396,7 @@ mod tests {
     /// `pysol_layout` must give PySolFC's MT board.
     #[test]
     fn matches_committed_vectors() {
-        for variant in Variant::ALL {
+        for variant in Variant::ALL.into_iter().filter(|v| v.has_start_rank()) {
             let game = Game::of(variant).unwrap();
             let boards = vectors(variant);
             let numbers: Vec<u64> = boards.keys().copied().collect();
@@ -442,7 +442,7 @@ mod tests {
             1 << 32,
             u64::MAX,
         ];
-        for variant in Variant::ALL {
+        for variant in Variant::ALL.into_iter().filter(|v| v.has_start_rank()) {
             for n in numbers.into_iter().chain(1000..1040).chain(50000..50040) {
                 let (piles, foundations) = pysol_layout(variant, n).unwrap();
                 assert_eq!(piles.len(), 8);
@@ -515,7 +515,7 @@ mod tests {
 
     #[test]
     fn errors() {
-        for variant in Variant::ALL {
+        for variant in Variant::ALL.into_iter().filter(|v| v.has_start_rank()) {
             assert_eq!(pysol_layout(variant, 0), Err(PysolError::Zero));
             assert!(pysol_layout(variant, 1).is_ok());
             assert!(pysol_layout(variant, u64::MAX).is_ok());

@@ -24,15 +24,15 @@ pub struct OptionsJson {
 pub struct DealJson {
     /// Tableau piles t1..tN.
     pub tableau: Vec<Vec<String>>,
-    /// Foundations by suit C, D, H, S.
+    /// Foundations by suit C, D, H, S (with two decks 8 piles: C, D, H, S, then C, D, H, S).
     pub foundations: Vec<Vec<String>>,
-    /// Reserve cells (empty in this family).
+    /// Reserve cells (the cards in them; empty for games without cells).
     #[serde(default)]
     pub reserve: Vec<String>,
-    /// Stock, next card first (empty in this family).
+    /// Stock, next card first (empty for games without one).
     #[serde(default)]
     pub stock: Vec<String>,
-    /// Waste (empty in this family).
+    /// Waste, bottom to top (empty for games without one).
     #[serde(default)]
     pub waste: Vec<String>,
 }
@@ -46,6 +46,9 @@ pub struct MoveJson {
     pub from: String,
     /// Destination pile.
     pub to: String,
+    /// Cards moved at once (a run under unlimited sequence moves); absent for one card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<usize>,
 }
 
 /// The whole result object.
@@ -61,7 +64,8 @@ pub struct Report {
     pub deal: DealJson,
     /// `solvable`, `unsolvable` or `unknown`.
     pub verdict: String,
-    /// Every single-card move, automatic foundation moves included.
+    /// Every move, automatic foundation moves and fills included (single cards, except runs
+    /// under unlimited sequence moves, which carry a `count`).
     pub moves: Vec<MoveJson>,
     /// Nodes searched.
     pub nodes: u64,
@@ -82,13 +86,12 @@ impl DealJson {
     pub fn of(deal: &Deal) -> DealJson {
         DealJson {
             tableau: deal.tableau.iter().map(|p| names(p)).collect(),
-            foundations: Suit::ALL
-                .iter()
-                .map(|&s| names(&deal.foundation_cards(s)))
+            foundations: (0..deal.rules.foundation_piles())
+                .map(|p| names(&deal.foundation_cards(p)))
                 .collect(),
-            reserve: vec![],
-            stock: vec![],
-            waste: vec![],
+            reserve: names(&deal.reserve),
+            stock: names(&deal.stock),
+            waste: names(&deal.waste),
         }
     }
 }
@@ -120,6 +123,7 @@ impl Report {
                     card: s.card.to_string(),
                     from: s.from,
                     to: s.to,
+                    count: (s.count > 1).then_some(s.count),
                 })
                 .collect(),
             nodes: out.nodes,
@@ -146,6 +150,7 @@ impl Report {
                     card,
                     from: m.from.trim().to_ascii_lowercase(),
                     to: m.to.trim().to_ascii_lowercase(),
+                    count: m.count.unwrap_or(1),
                 })
             })
             .collect()
@@ -171,14 +176,16 @@ fn show(c: Card, color: Color) -> String {
 }
 
 /// Draws a deal the way the seed games lay it out: foundations in a middle column, the
-/// piles as wings on both sides, each wing's top card on the outside.
+/// piles as wings on both sides, each wing's top card on the outside; then the reserve
+/// cells, stock and waste of the games that have them.
 pub fn draw_board(deal: &Deal, color: Color) -> String {
     let n = deal.tableau.len();
     let left = n.div_ceil(2);
     let cell = 3; // every card is two characters plus a space
     let width = deal.tableau[..left].iter().map(Vec::len).max().unwrap_or(0) * cell;
+    let nf = deal.rules.foundation_piles();
     let mut out = String::new();
-    let rows = left.max(4);
+    let rows = left.max(nf);
     for row in 0..rows {
         let mut line = String::new();
         if row < left {
@@ -193,9 +200,9 @@ pub fn draw_board(deal: &Deal, color: Color) -> String {
         } else {
             line += &" ".repeat(width + 3);
         }
-        let f = if row < 4 {
-            let s = Suit::ALL[row];
-            let h = deal.foundations[s.index()];
+        let f = if row < nf {
+            let s = Suit::from_index(row % 4);
+            let h = deal.foundations[row];
             if h == 0 {
                 format!("[ {}]", s.letter())
             } else {
@@ -216,6 +223,25 @@ pub fn draw_board(deal: &Deal, color: Color) -> String {
         out += line.trim_end();
         out.push('\n');
     }
+    if deal.rules.cells > 0 {
+        let cells: Vec<String> = (0..deal.rules.cells)
+            .map(|k| match deal.reserve.get(k) {
+                Some(&c) => format!("r{} [{}]", k + 1, show(c, color)),
+                None => format!("r{} [  ]", k + 1),
+            })
+            .collect();
+        out += &format!("reserve: {}\n", cells.join("  "));
+    }
+    if deal.rules.stock {
+        let next = deal
+            .stock
+            .first()
+            .map_or(String::new(), |&c| format!(", next {}", show(c, color)));
+        let top = deal.waste.last().map_or("empty".to_string(), |&c| {
+            format!("{} cards, top {}", deal.waste.len(), show(c, color))
+        });
+        out += &format!("stock: {} cards{next}    waste: {top}\n", deal.stock.len());
+    }
     out
 }
 
@@ -225,6 +251,6 @@ pub fn draw_moves(moves: &[Step]) -> String {
     moves
         .iter()
         .enumerate()
-        .map(|(i, m)| format!("{:>w$}. {} {} -> {}\n", i + 1, m.card, m.from, m.to))
+        .map(|(i, m)| format!("{:>w$}. {m}\n", i + 1))
         .collect()
 }

@@ -16,14 +16,24 @@ pub enum Variant {
     StreetsAndAlleys,
     /// Beleaguered Castle dealt so that a card that fits a foundation when dealt goes there.
     Citadel,
+    /// 52 cards in 10 piles (6,6,5,...); build up or down in suit.
+    Fortress,
+    /// 50 cards in 10 piles of 5 and 2 reserve cells; build up or down in suit.
+    Castile,
+    /// Two decks: 12 piles of one card, a stock dealt one card at a time to a waste, empty
+    /// piles filled at once from the waste (or the stock); build down in suit.
+    Courtyard,
 }
 
 impl Variant {
     /// Every variant, in the order `castle variants` lists them.
-    pub const ALL: [Variant; 3] = [
+    pub const ALL: [Variant; 6] = [
         Variant::BeleagueredCastle,
         Variant::StreetsAndAlleys,
         Variant::Citadel,
+        Variant::Fortress,
+        Variant::Castile,
+        Variant::Courtyard,
     ];
 
     /// The name used on the command line and in every output.
@@ -32,7 +42,19 @@ impl Variant {
             Variant::BeleagueredCastle => "beleaguered-castle",
             Variant::StreetsAndAlleys => "streets-and-alleys",
             Variant::Citadel => "citadel",
+            Variant::Fortress => "fortress",
+            Variant::Castile => "castile",
+            Variant::Courtyard => "courtyard",
         }
+    }
+
+    /// True for the games that `--start-rank` applies to (the Beleaguered Castle family:
+    /// eight piles, aces or more on the foundations, built down regardless of suit).
+    pub const fn has_start_rank(self) -> bool {
+        matches!(
+            self,
+            Variant::BeleagueredCastle | Variant::StreetsAndAlleys | Variant::Citadel
+        )
     }
 
     /// Other names accepted on input.
@@ -41,25 +63,63 @@ impl Variant {
             Variant::BeleagueredCastle => &["beleaguered-fortress", "bc"],
             Variant::StreetsAndAlleys => &["street-and-alley", "sa"],
             Variant::Citadel => &[],
+            Variant::Fortress => &[],
+            Variant::Castile => &["bastion"],
+            Variant::Courtyard => &[],
         }
     }
 
     /// The rules with this variant's default options.
     pub fn rules(self) -> Rules {
-        let (start_rank, shape) = match self {
-            Variant::BeleagueredCastle => (1, DealShape::RoundRobin),
-            Variant::StreetsAndAlleys => (0, DealShape::RoundRobin),
-            Variant::Citadel => (1, DealShape::Citadel),
-        };
-        Rules {
+        let base = Rules {
             variant: self,
             piles: 8,
             build: Build::DownAnySuit,
-            shape,
+            shape: DealShape::RoundRobin,
+            decks: 1,
+            cells: 0,
+            stock: false,
             options: Options {
-                start_rank,
+                start_rank: 1,
                 foundation_return: false,
                 sequence_moves: SequenceMoves::Single,
+            },
+        };
+        let with_start = |start_rank| Options {
+            start_rank,
+            ..base.options
+        };
+        match self {
+            Variant::BeleagueredCastle => base,
+            Variant::StreetsAndAlleys => Rules {
+                options: with_start(0),
+                ..base
+            },
+            Variant::Citadel => Rules {
+                shape: DealShape::Citadel,
+                ..base
+            },
+            Variant::Fortress => Rules {
+                piles: 10,
+                build: Build::UpDownSuit,
+                options: with_start(0),
+                ..base
+            },
+            Variant::Castile => Rules {
+                piles: 10,
+                build: Build::UpDownSuit,
+                cells: 2,
+                options: with_start(0),
+                ..base
+            },
+            Variant::Courtyard => Rules {
+                piles: 12,
+                build: Build::DownSuit,
+                shape: DealShape::OneEachThenStock,
+                decks: 2,
+                stock: true,
+                options: with_start(0),
+                ..base
             },
         }
     }
@@ -76,6 +136,15 @@ impl Variant {
             Variant::Citadel => {
                 "aces start on the foundations; the other 48 cards dealt in turn to piles 1..8, and a card that fits a foundation when dealt goes there (that pile misses its card for the round)"
             }
+            Variant::Fortress => {
+                "all 52 cards dealt round-robin into 10 piles (6,6,5,5,5,5,5,5,5,5); foundations start empty"
+            }
+            Variant::Castile => {
+                "50 cards dealt round-robin into 10 piles of 5, the last 2 one each into 2 reserve cells; foundations start empty"
+            }
+            Variant::Courtyard => {
+                "two decks: 12 piles of one card, 92 cards in the stock (dealt one at a time to the waste, one pass); 8 foundations, any ace to an empty one; an emptied pile is filled at once from the waste, or from the stock when the waste is empty"
+            }
         }
     }
 }
@@ -88,7 +157,7 @@ impl fmt::Display for Variant {
 
 /// An unknown variant name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant `{0}` (known: beleaguered-castle, streets-and-alleys, citadel; `castle variants` lists them)")]
+#[error("unknown variant `{0}` (known: beleaguered-castle, streets-and-alleys, citadel, fortress, castile, courtyard; `castle variants` lists them)")]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {
@@ -108,6 +177,11 @@ impl FromStr for Variant {
 pub enum Build {
     /// On a card one rank higher, of any suit (the Beleaguered Castle family).
     DownAnySuit,
+    /// On a card of the same suit one rank higher or one rank lower, no wrap (fortress,
+    /// castile).
+    UpDownSuit,
+    /// On a card of the same suit one rank higher (courtyard).
+    DownSuit,
 }
 
 /// How the deal is laid out.
@@ -119,6 +193,22 @@ pub enum DealShape {
     /// Dealt in turn to the piles; a card that fits its foundation when dealt goes there and
     /// that pile misses its card for the round.
     Citadel,
+    /// One card to each pile, the rest to the stock, next card first (courtyard).
+    OneEachThenStock,
+}
+
+impl Build {
+    /// True if `card` may be placed on `below` on the tableau.
+    #[inline]
+    pub fn builds_on(self, card: crate::Card, below: crate::Card) -> bool {
+        match self {
+            Build::DownAnySuit => below.rank() == card.rank() + 1,
+            Build::UpDownSuit => {
+                below.suit() == card.suit() && below.rank().abs_diff(card.rank()) == 1
+            }
+            Build::DownSuit => below.suit() == card.suit() && below.rank() == card.rank() + 1,
+        }
+    }
 }
 
 /// How many cards one move may carry.
@@ -127,6 +217,8 @@ pub enum SequenceMoves {
     /// One card per move (runs move through empty piles as several single moves).
     #[default]
     Single,
+    /// An ordered run (by the build rule) moves as one move, whatever the empty piles.
+    Unlimited,
 }
 
 impl SequenceMoves {
@@ -134,6 +226,21 @@ impl SequenceMoves {
     pub const fn name(self) -> &'static str {
         match self {
             SequenceMoves::Single => "single",
+            SequenceMoves::Unlimited => "unlimited",
+        }
+    }
+}
+
+impl FromStr for SequenceMoves {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<SequenceMoves, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "single" => Ok(SequenceMoves::Single),
+            "unlimited" => Ok(SequenceMoves::Unlimited),
+            _ => Err(format!(
+                "`{s}` is not a sequence-moves rule (single or unlimited)"
+            )),
         }
     }
 }
@@ -160,6 +267,12 @@ pub struct Rules {
     pub build: Build,
     /// How the deal is laid out.
     pub shape: DealShape,
+    /// Decks of cards (1, or 2 for courtyard: every card twice, 8 foundations).
+    pub decks: u8,
+    /// Reserve cells, each holding one card (castile: 2).
+    pub cells: usize,
+    /// Whether the game has a stock and a waste (and fills emptied piles from them).
+    pub stock: bool,
     /// The rule options.
     pub options: Options,
 }
@@ -170,6 +283,9 @@ pub enum OptionError {
     /// `--start-rank` out of range.
     #[error("--start-rank must be between 0 and 12, not {0}")]
     StartRank(u8),
+    /// `--start-rank` given for a game outside the Beleaguered Castle family.
+    #[error("--start-rank applies to beleaguered-castle, streets-and-alleys and citadel, not {0}")]
+    StartRankVariant(Variant),
 }
 
 impl Rules {
@@ -178,6 +294,9 @@ impl Rules {
     /// # Errors
     /// If `rank` is above 12 (a foundation holding every king leaves nothing to play).
     pub fn with_start_rank(mut self, rank: u8) -> Result<Rules, OptionError> {
+        if !self.variant.has_start_rank() {
+            return Err(OptionError::StartRankVariant(self.variant));
+        }
         if rank > 12 {
             return Err(OptionError::StartRank(rank));
         }
@@ -185,25 +304,60 @@ impl Rules {
         Ok(self)
     }
 
+    /// Turns foundation return on or off.
+    pub fn with_foundation_return(mut self, on: bool) -> Rules {
+        self.options.foundation_return = on;
+        self
+    }
+
+    /// Sets how many cards one move may carry.
+    pub fn with_sequence_moves(mut self, s: SequenceMoves) -> Rules {
+        self.options.sequence_moves = s;
+        self
+    }
+
+    /// Cards in the game (52 per deck).
+    pub const fn cards(&self) -> usize {
+        52 * self.decks as usize
+    }
+
+    /// Foundation piles (4 per deck).
+    pub const fn foundation_piles(&self) -> usize {
+        4 * self.decks as usize
+    }
+
     /// True if `card` may be placed on `below` on the tableau.
     #[inline]
     pub fn builds_on(&self, card: crate::Card, below: crate::Card) -> bool {
-        match self.build {
-            Build::DownAnySuit => below.rank() == card.rank() + 1,
-        }
+        self.build.builds_on(card, below)
     }
 
     /// A multi-line description for `castle variants`.
     pub fn describe(&self) -> String {
         let build = match self.build {
-            Build::DownAnySuit => "down by one rank regardless of suit; any card to an empty pile",
+            Build::DownAnySuit => "down by one rank regardless of suit",
+            Build::UpDownSuit => "up or down by one rank in suit (no wrap)",
+            Build::DownSuit => "down by one rank in suit",
+        };
+        let empty = if self.stock {
+            "an emptied pile is filled at once from the waste, else the stock; once both are empty, any card"
+        } else if self.cells > 0 {
+            "any tableau or cell card to an empty pile; any tableau card to an empty cell"
+        } else {
+            "any card to an empty pile"
+        };
+        let start = if self.variant.has_start_rank() {
+            format!("--start-rank K (default {}), ", self.options.start_rank)
+        } else {
+            String::new()
         };
         format!(
-            "{}\n  deal:  {}\n  build: {}\n  moves: one card at a time; foundations up in suit from the ace\n  options: --start-rank (default {})",
+            "{}\n  deal:  {}\n  build: {}; {}\n  moves: one card at a time; foundations up in suit from the ace\n  options: {}--foundation-return, --sequence-moves single|unlimited",
             self.variant,
             self.variant.summary(),
             build,
-            self.options.start_rank
+            empty,
+            start
         )
     }
 }
@@ -232,5 +386,11 @@ mod tests {
         let r = Variant::BeleagueredCastle.rules();
         assert!(r.with_start_rank(12).is_ok());
         assert!(r.with_start_rank(13).is_err());
+        for v in [Variant::Fortress, Variant::Castile, Variant::Courtyard] {
+            assert_eq!(
+                v.rules().with_start_rank(0),
+                Err(OptionError::StartRankVariant(v))
+            );
+        }
     }
 }

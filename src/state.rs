@@ -6,44 +6,59 @@
 //! - a tableau card only ever leaves from the top, and only arrives on top, so every pile is
 //!   either a *column pile* — a bottom run that is still exactly the first `prefix` cards dealt
 //!   to some column `j` — or a *refilled pile* that was emptied and restarted with a base card;
-//! - every card above that bottom part was placed there by the build rule, so (down regardless
-//!   of suit) its rank is one less than the card below and only its suit needs storing: 2 bits.
+//! - every card above that bottom part was placed there by the build rule, so it is fixed by
+//!   the card below it and a few bits: its suit (2 bits) when building down regardless of
+//!   suit, up-or-down (1 bit) when building up or down in suit, nothing when building down in
+//!   suit.
 //!
 //! The key is: for each dealt column `j` in order, the prefix length of the pile that holds
-//! column `j`'s bottom card (0 if none), then that pile's run length (4 bits) and run suits;
-//! then the refilled piles sorted by base card, each as base (6 bits), run length and suits.
-//! Foundations are not stored: they hold exactly the cards missing from the tableau.
+//! column `j`'s bottom card (0 if none), then that pile's run length (4 bits) and run bits;
+//! then the refilled piles sorted, each as base (6 bits), run length and run bits; then the
+//! reserve cells as a sorted list of card codes (which cell holds a card does not matter);
+//! then, with a stock, how many cards have left the stock (7 bits) and which of those are
+//! still in the waste (one bit each: the waste is those cards in stock order).
+//! Foundations are not stored: they hold exactly the cards missing elsewhere (with two decks,
+//! the two piles of a suit hold each rank 0, 1 or 2 times, and those counts fix both heights).
 //! Decoding this bit string gives back every pile's cards, so two different positions never
 //! share a key (no collision can make the search call a winnable deal lost), while positions
 //! that differ only by which physical pile is where do share one: the column a pile belongs to
 //! is read from its bottom card, never from its physical index.
+//!
+//! With two decks a bottom card does not name its column, so there are no column piles: every
+//! pile is keyed as a base card and a run, which needs the cards above each dealt bottom card
+//! to follow the build rule ([`Deal::validate`] refuses other two-deck positions).
 //!
 //! Per move the bookkeeping (`col`, `prefix`, `run`) changes in O(1); a node assembles the key
 //! from the per-pile descriptors in O(piles) without looking at the cards.
 
 use crate::card::{Card, Suit, KING};
 use crate::deal::{Deal, MAX_PILE};
-use crate::moves::{Move, MoveList, FOUNDATION};
-use crate::rules::Build;
+use crate::moves::{is_cell, is_tableau, Move, MoveList, CELL, FOUNDATION, STOCK, WASTE};
+use crate::rules::{Build, SequenceMoves};
 
 /// Most tableau piles any variant uses.
 pub const MAX_PILES: usize = 12;
+/// Most reserve cells any variant uses.
+pub const MAX_CELLS: usize = 4;
+/// Most cards the stock and waste can hold together (two decks less one card per pile).
+const MAX_SEQ: usize = 104;
 const NONE: u8 = 0xFF;
 
-/// Bits in the key for one pile's run length (a run descends by one rank, so <= 12 cards).
+/// Bits in the key for one pile's run length (a run follows the build rule from the card
+/// below it, one rank per card in one direction, so <= 12 cards).
 const RUN_LEN_BITS: u32 = 4;
-/// Bits for a refilled pile's base card (a packed card code, never zero).
+/// Bits for a refilled pile's base card or a cell's card (a packed card code, never zero).
 const BASE_BITS: u32 = 6;
 
 /// Which safe reductions the move generator applies. Each is exact (see the comments at each
 /// use); the switches exist so tests can prove that by solving with them on and off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pruning {
-    /// Play cards to the foundations at once when no win can need them on the tableau.
+    /// Play cards to the foundations at once when no win can need them elsewhere.
     pub safe_autoplay: bool,
     /// Never move a card that is alone in its pile to an empty pile.
     pub skip_lone_to_empty: bool,
-    /// Of several empty piles, offer only the first as a destination.
+    /// Of several empty piles (or empty cells), offer only the first as a destination.
     pub one_empty_target: bool,
     /// Try the most promising moves first (a heuristic order; never changes a verdict).
     pub order_moves: bool,
@@ -87,10 +102,35 @@ pub struct Position {
     n: usize,
     len: [u8; MAX_PILES],
     cards: [[Card; MAX_PILE]; MAX_PILES],
-    found: [u8; 4],
+    /// Foundation pile heights (see [`Deal::foundations`]); with two decks the first pile of
+    /// a suit is kept the higher, so equal positions have equal arrays.
+    found: [u8; 8],
+    /// `fit[s]` has bit `r` set when a card of rank `r` and suit `s` fits a foundation.
+    fit: [u16; 4],
     home: u8,
     total: u8,
     build: Build,
+    two_decks: bool,
+    foundation_return: bool,
+    unlimited: bool,
+    /// Bits per run card in the key (2, 1 or 0 by build rule).
+    card_bits: u32,
+    // Reserve cells: card codes, 0 for empty.
+    ncells: usize,
+    cells: [u8; MAX_CELLS],
+    // Stock and waste: `seq` is the waste (bottom to top) then the stock (next card first) as
+    // dealt into this position; `sidx` cards of it have left the stock; the waste is a stack
+    // of indices into `seq`, `wmask` the same set as bits; `gone` stacks the indices of waste
+    // cards played elsewhere, so `undo` can put them back.
+    has_stock: bool,
+    seq: [Card; MAX_SEQ],
+    seq_len: u8,
+    sidx: u8,
+    waste: [u8; MAX_SEQ],
+    wlen: u8,
+    wmask: u128,
+    gone: [u8; MAX_SEQ],
+    glen: u8,
     // Canonical-key bookkeeping, per physical pile.
     col: [u8; MAX_PILES],
     prefix: [u8; MAX_PILES],
@@ -102,6 +142,7 @@ pub struct Position {
     frag_bits: [u8; MAX_PILES],
     slot_of_col: [u8; MAX_PILES],
     // What was dealt (fixed for the search).
+    ncols: usize,
     dealt: [[Card; MAX_PILE]; MAX_PILES],
     dealt_len: [u8; MAX_PILES],
     bottom_of: [u8; Card::CODES],
@@ -112,16 +153,39 @@ impl Position {
     /// The position of a validated deal, before any move.
     pub fn new(deal: &Deal) -> Position {
         let filler = Card::new(1, Suit::Clubs);
+        let rules = deal.rules;
         let n = deal.tableau.len();
         assert!(n <= MAX_PILES, "at most {MAX_PILES} piles");
+        assert!(rules.cells <= MAX_CELLS, "at most {MAX_CELLS} cells");
+        let two_decks = rules.decks == 2;
         let mut p = Position {
             n,
             len: [0; MAX_PILES],
             cards: [[filler; MAX_PILE]; MAX_PILES],
             found: deal.foundations,
+            fit: [0; 4],
             home: deal.cards_home() as u8,
-            total: 52,
-            build: deal.rules.build,
+            total: rules.cards() as u8,
+            build: rules.build,
+            two_decks,
+            foundation_return: rules.options.foundation_return,
+            unlimited: rules.options.sequence_moves == SequenceMoves::Unlimited,
+            card_bits: match rules.build {
+                Build::DownAnySuit => 2,
+                Build::UpDownSuit => 1,
+                Build::DownSuit => 0,
+            },
+            ncells: rules.cells,
+            cells: [0; MAX_CELLS],
+            has_stock: rules.stock,
+            seq: [filler; MAX_SEQ],
+            seq_len: 0,
+            sidx: 0,
+            waste: [0; MAX_SEQ],
+            wlen: 0,
+            wmask: 0,
+            gone: [0; MAX_SEQ],
+            glen: 0,
             col: [NONE; MAX_PILES],
             prefix: [0; MAX_PILES],
             run: [0; MAX_PILES],
@@ -129,13 +193,37 @@ impl Position {
             frag: [0; MAX_PILES],
             frag_bits: [0; MAX_PILES],
             slot_of_col: [NONE; MAX_PILES],
+            ncols: if two_decks { 0 } else { n },
             dealt: [[filler; MAX_PILE]; MAX_PILES],
             dealt_len: [0; MAX_PILES],
             bottom_of: [NONE; Card::CODES],
             prefix_bits: 0,
         };
+        for (k, &c) in deal.reserve.iter().enumerate() {
+            p.cells[k] = c.code();
+        }
+        for (k, &c) in deal.waste.iter().chain(&deal.stock).enumerate() {
+            p.seq[k] = c;
+        }
+        p.seq_len = (deal.waste.len() + deal.stock.len()) as u8;
+        for k in 0..deal.waste.len() {
+            p.waste[k] = k as u8;
+            p.wmask |= 1 << k;
+        }
+        p.wlen = deal.waste.len() as u8;
+        p.sidx = p.wlen;
+        for s in 0..4 {
+            p.settle_foundation(s);
+        }
         let mut max_len = 0;
         for (i, pile) in deal.tableau.iter().enumerate() {
+            if two_decks {
+                // Every pile is a base and a run (see the module docs).
+                for &c in pile {
+                    p.push(i, c);
+                }
+                continue;
+            }
             p.dealt_len[i] = pile.len() as u8;
             max_len = max_len.max(pile.len());
             for (k, &c) in pile.iter().enumerate() {
@@ -162,9 +250,24 @@ impl Position {
         p
     }
 
+    /// Puts the two piles of suit `s` in canonical order (two decks) and recomputes which
+    /// ranks of the suit fit.
+    #[inline]
+    fn settle_foundation(&mut self, s: usize) {
+        let mut fit = 1u16 << (self.found[s] + 1);
+        if self.two_decks {
+            if self.found[s + 4] > self.found[s] {
+                self.found.swap(s, s + 4);
+            }
+            fit |= 1 << (self.found[s + 4] + 1);
+        }
+        // Bit 14 (past the king) is harmless: no card has rank 14.
+        self.fit[s] = fit;
+    }
+
     /// Recomputes pile `i`'s key field from its descriptors: for a column pile the prefix
-    /// length, run length and run suits; for a refilled pile its base card, run length and
-    /// run suits (see the module docs).
+    /// length, run length and run bits; for a refilled pile its base card, run length and
+    /// run bits (see the module docs).
     #[inline]
     fn refresh(&mut self, i: usize) {
         let len = self.len[i];
@@ -181,17 +284,28 @@ impl Position {
         } else {
             (u64::from(self.cards[i][0].code()), BASE_BITS, len - 1)
         };
-        let run_bits = 2 * u32::from(run);
+        debug_assert!(u32::from(run) < 1 << RUN_LEN_BITS);
+        let run_bits = self.card_bits * u32::from(run);
         self.frag[i] = (head << RUN_LEN_BITS | u64::from(run)) << run_bits | u64::from(self.run[i]);
         self.frag_bits[i] = (head_bits + RUN_LEN_BITS + run_bits) as u8;
     }
 
     /// Upper bound on the key's length in bits for this deal (see the module docs): each pile
-    /// costs at most its prefix field plus, as a refilled pile, base and run length (10 bits),
-    /// minus the 2 bits its base would have cost as a run card; each card 2 bits.
+    /// costs at most its column field plus, as a refilled pile, base and run length (10 bits),
+    /// minus the bits its base would have cost as a run card; each card its run bits; each
+    /// cell 6 bits; the stock 7 bits and one per card of stock and waste.
     pub fn key_bits_bound(&self) -> u32 {
         let cards = u32::from(self.total - self.home);
-        self.n as u32 * (self.prefix_bits + RUN_LEN_BITS + BASE_BITS - 2) + 2 * cards
+        let cb = self.card_bits;
+        let piles = self.n as u32 * (RUN_LEN_BITS + BASE_BITS - cb)
+            + self.ncols as u32 * self.prefix_bits
+            + cb * cards;
+        let stock = if self.has_stock {
+            7 + u32::from(self.seq_len)
+        } else {
+            0
+        };
+        piles + self.ncells as u32 * BASE_BITS + stock
     }
 
     /// Number of tableau piles.
@@ -213,10 +327,31 @@ impl Position {
         (l > 0).then(|| self.cards[i][l - 1])
     }
 
-    /// Foundation height of each suit (C, D, H, S).
+    /// Foundation pile heights (see [`Deal::foundations`]).
     #[inline]
-    pub fn foundations(&self) -> [u8; 4] {
+    pub fn foundations(&self) -> [u8; 8] {
         self.found
+    }
+
+    /// The cards in the reserve cells, in cell order (empty cells left out).
+    pub fn reserve(&self) -> Vec<Card> {
+        self.cells[..self.ncells]
+            .iter()
+            .filter_map(|&c| Card::from_code(c))
+            .collect()
+    }
+
+    /// The stock, next card first.
+    pub fn stock(&self) -> &[Card] {
+        &self.seq[self.sidx as usize..self.seq_len as usize]
+    }
+
+    /// The waste, bottom to top.
+    pub fn waste(&self) -> Vec<Card> {
+        self.waste[..self.wlen as usize]
+            .iter()
+            .map(|&k| self.seq[k as usize])
+            .collect()
     }
 
     /// Cards on the foundations.
@@ -229,6 +364,16 @@ impl Position {
     #[inline]
     pub fn is_won(&self) -> bool {
         self.home == self.total
+    }
+
+    /// The bits a card placed on `below` adds to its pile's run (see the module docs).
+    #[inline]
+    fn run_code(&self, c: Card, below: Card) -> u32 {
+        match self.build {
+            Build::DownAnySuit => c.suit() as u32,
+            Build::UpDownSuit => u32::from(c.rank() > below.rank()),
+            Build::DownSuit => 0,
+        }
     }
 
     #[inline]
@@ -262,7 +407,8 @@ impl Position {
                 // The card lands back where it was dealt: the pile is still a pure prefix.
                 self.prefix[i] += 1;
             } else {
-                self.run[i] = (self.run[i] << 2) | c.suit() as u32;
+                let code = self.run_code(c, self.cards[i][l - 1]);
+                self.run[i] = (self.run[i] << self.card_bits) | code;
             }
         }
         self.refresh(i);
@@ -285,32 +431,53 @@ impl Position {
         } else if self.col[i] != NONE && self.prefix[i] as usize == l {
             self.prefix[i] -= 1;
         } else {
-            self.run[i] >>= 2;
+            self.run[i] >>= self.card_bits;
         }
         self.refresh(i);
         c
     }
 
-    /// Plays a move that the search generated, appending the single-card moves it consists
-    /// of to `hist` (a run move becomes the chain of single moves that carries it through the
-    /// empty piles).
+    /// True if an emptied tableau pile must be filled at once (a stock game whose waste or
+    /// stock still holds cards).
+    #[inline]
+    fn must_fill(&self) -> bool {
+        self.has_stock && (self.wlen > 0 || self.sidx < self.seq_len)
+    }
+
+    /// Plays a move that the search generated, appending the moves it consists of to `hist`:
+    /// under single-card rules a run move becomes the chain of single moves that carries it
+    /// through the empty piles; a pile emptied in a stock game is then filled from the waste
+    /// (or the stock), as a move of its own.
     #[inline]
     pub fn play(&mut self, m: Move, hist: &mut Vec<Move>) {
-        if m.count <= 1 {
+        if m.count <= 1 || self.unlimited {
             self.apply(m);
             hist.push(m);
-            return;
-        }
-        let mut temps = [0u8; MAX_PILES];
-        let mut nt = 0;
-        for i in 0..self.n {
-            if self.len[i] == 0 && i != m.to as usize {
-                temps[nt] = i as u8;
-                nt += 1;
+        } else {
+            let mut temps = [0u8; MAX_PILES];
+            let mut nt = 0;
+            for i in 0..self.n {
+                if self.len[i] == 0 && i != m.to as usize {
+                    temps[nt] = i as u8;
+                    nt += 1;
+                }
             }
+            debug_assert!(u32::from(m.count) <= 1 << nt);
+            self.play_run(m.from, m.to, u32::from(m.count), &temps[..nt], hist);
         }
-        debug_assert!(u32::from(m.count) <= 1 << nt);
-        self.play_run(m.from, m.to, u32::from(m.count), &temps[..nt], hist);
+        if is_tableau(m.from) && self.len[m.from as usize] == 0 && self.must_fill() {
+            let fill = if self.wlen > 0 {
+                Move::single(
+                    self.seq[self.waste[self.wlen as usize - 1] as usize],
+                    WASTE,
+                    m.from,
+                )
+            } else {
+                Move::single(self.seq[self.sidx as usize], STOCK, m.from)
+            };
+            self.apply(fill);
+            hist.push(fill);
+        }
     }
 
     /// Moves the top `count` cards of `from` (a run) onto `to` using the empty piles `temps`:
@@ -331,82 +498,264 @@ impl Position {
         self.play_run(spare, to, half, rest, hist);
     }
 
-    /// Plays a single-card move that the search generated (no legality check beyond debug
-    /// asserts).
+    /// Takes `m.card` (or the run starting at it) from its source.
+    #[inline]
+    fn take(&mut self, from: u8, m: Move) {
+        match from {
+            FOUNDATION => self.unfound(m.card),
+            WASTE => {
+                self.wlen -= 1;
+                let k = self.waste[self.wlen as usize];
+                self.wmask &= !(1 << k);
+                self.gone[self.glen as usize] = k;
+                self.glen += 1;
+            }
+            STOCK => self.sidx += 1,
+            _ if is_cell(from) => self.cells[(from - CELL) as usize] = 0,
+            _ => {
+                let c = self.pop(from as usize);
+                debug_assert_eq!(c, m.card);
+            }
+        }
+    }
+
+    /// Puts `m.card` on its destination (`back`: the reverse of a move being undone).
+    #[inline]
+    fn put(&mut self, to: u8, m: Move, back: bool) {
+        match to {
+            FOUNDATION => {
+                let s = m.card.suit().index();
+                debug_assert!(self.fit[s] >> m.card.rank() & 1 == 1);
+                if self.found[s] + 1 == m.card.rank() {
+                    self.found[s] += 1;
+                } else {
+                    self.found[s + 4] += 1;
+                }
+                self.home += 1;
+                self.settle_foundation(s);
+            }
+            WASTE => {
+                let k = if back {
+                    self.glen -= 1;
+                    self.gone[self.glen as usize]
+                } else {
+                    self.sidx - 1
+                };
+                self.waste[self.wlen as usize] = k;
+                self.wlen += 1;
+                self.wmask |= 1 << k;
+            }
+            STOCK => {
+                // Undoing a deal: the card is the waste's top (or, for a fill straight from
+                // the stock, already off the tableau); the stock takes it back.
+                self.sidx -= 1;
+            }
+            _ if is_cell(to) => self.cells[(to - CELL) as usize] = m.card.code(),
+            _ => self.push(to as usize, m.card),
+        }
+    }
+
+    /// Removes the top card `c` from a foundation pile of its suit.
+    #[inline]
+    fn unfound(&mut self, c: Card) {
+        let s = c.suit().index();
+        if self.found[s] == c.rank() {
+            self.found[s] -= 1;
+        } else {
+            debug_assert_eq!(self.found[s + 4], c.rank());
+            self.found[s + 4] -= 1;
+        }
+        self.home -= 1;
+        self.settle_foundation(s);
+    }
+
+    /// Plays a move that the search generated (no legality check beyond debug asserts). A
+    /// run (`count > 1`) moves as one only under unlimited sequence moves; see
+    /// [`Position::play`] for the single-card expansion.
     #[inline]
     pub fn apply(&mut self, m: Move) {
-        debug_assert_eq!(m.count, 1);
-        let c = self.pop(m.from as usize);
-        debug_assert_eq!(c, m.card);
-        if m.to == FOUNDATION {
-            debug_assert_eq!(self.found[c.suit().index()] + 1, c.rank());
-            self.found[c.suit().index()] += 1;
-            self.home += 1;
-        } else {
-            self.push(m.to as usize, c);
+        if m.count > 1 {
+            let (from, to, k) = (m.from as usize, m.to as usize, m.count as usize);
+            let l = self.len[from] as usize;
+            let mut buf = [m.card; 16];
+            buf[..k].copy_from_slice(&self.cards[from][l - k..l]);
+            for _ in 0..k {
+                self.pop(from);
+            }
+            for &c in &buf[..k] {
+                self.push(to, c);
+            }
+            return;
         }
+        if m.from == STOCK && m.to == WASTE {
+            self.sidx += 1;
+            self.put(WASTE, m, false);
+            return;
+        }
+        self.take(m.from, m);
+        self.put(m.to, m, false);
     }
 
     /// Takes back a move made by [`Position::apply`].
     #[inline]
     pub fn undo(&mut self, m: Move) {
-        if m.to == FOUNDATION {
-            self.found[m.card.suit().index()] -= 1;
-            self.home -= 1;
-        } else {
-            let c = self.pop(m.to as usize);
-            debug_assert_eq!(c, m.card);
+        if m.count > 1 {
+            let back = Move {
+                from: m.to,
+                to: m.from,
+                ..m
+            };
+            self.apply(back);
+            return;
         }
-        self.push(m.from as usize, m.card);
+        if m.from == STOCK && m.to == WASTE {
+            self.wlen -= 1;
+            self.wmask &= !(1 << self.waste[self.wlen as usize]);
+            self.sidx -= 1;
+            return;
+        }
+        match m.to {
+            FOUNDATION => self.unfound(m.card),
+            _ if is_cell(m.to) => self.cells[(m.to - CELL) as usize] = 0,
+            _ => {
+                let c = self.pop(m.to as usize);
+                debug_assert_eq!(c, m.card);
+            }
+        }
+        self.put(m.from, m, true);
     }
 
     #[inline]
     fn fits_foundation(&self, c: Card) -> bool {
-        self.found[c.suit().index()] + 1 == c.rank()
+        self.fit[c.suit().index()] >> c.rank() & 1 == 1
     }
 
-    /// A move to the foundations that no win can regret, if one exists.
+    /// A move to the foundations that no win can regret, if one exists. None with foundation
+    /// return: a card sent home can then come back, so home is not final and none of the
+    /// arguments below applies (every other reduction stays sound).
     ///
-    /// Why it cannot lose a win (build down regardless of suit, no foundation return): let `c`
-    /// of rank `r` fit its foundation while every foundation already holds rank `r-2` (so
-    /// every card of rank `r-2` or lower is home for good). On the tableau `c` can only ever
-    /// serve as the parent of a card `x` of rank `r-1`; such an `x` fits its own foundation
-    /// (which stands at `r-2`) and nothing can ever be built on `x` (its children, rank `r-2`,
-    /// are home). Take any winning line from here; delete every move of `c` until `c` goes
-    /// home, and turn every move of some `x` onto `c` into `x` going home, deleting that
-    /// `x`'s later moves until its own foundation move. The tableau of the new line is always
-    /// the old one minus cards that had nothing on them, so every card the old line moves is
-    /// still on top where it was, every pile it fills is still empty or shows the same card,
-    /// and every foundation move is still in order: the new line wins from the position after
-    /// `c` goes home. (This is Horne's rule for this build; fc-solve's `-sp r:tf` uses it.)
+    /// **Down regardless of suit, one deck.** Let `c` of rank `r` fit its foundation while
+    /// every foundation already holds rank `r-2` (so every card of rank `r-2` or lower is home
+    /// for good). On the tableau `c` can only ever serve as the parent of a card `x` of rank
+    /// `r-1`; such an `x` fits its own foundation (which stands at `r-2`) and nothing can ever
+    /// be built on `x` (its children, rank `r-2`, are home). Take any winning line from here;
+    /// delete every move of `c` until `c` goes home, and turn every move of some `x` onto `c`
+    /// into `x` going home, deleting that `x`'s later moves until its own foundation move. The
+    /// tableau of the new line is always the old one minus cards that had nothing on them, so
+    /// every card the old line moves is still on top where it was, every pile it fills is
+    /// still empty or shows the same card, and every foundation move is still in order: the
+    /// new line wins from the position after `c` goes home. (Horne's rule for this build;
+    /// fc-solve's `-sp r:tf` uses it.)
+    ///
+    /// **Up or down in suit, one deck: every card that fits.** Let `c` fit. Take a winning
+    /// line `L`; the new line plays `c` home, then follows `L`, except that a card `L` puts on
+    /// a card already home in the new line goes home instead, and moves of cards already home
+    /// are dropped. Call `R` the cards home in the new line but not in `L`. A card placed on a
+    /// card `y` of `R` is `y`'s suit one rank above (it fits: everything of that suit up to
+    /// `y` is home, and it is not) or one rank below (home already, as `y` is): so it joins
+    /// `R`. Cards join `R` only while on top, and afterwards only `R` cards land on them, so
+    /// each pile of the new line is `L`'s pile without a top segment of `R` cards, each cell
+    /// holds `L`'s card or is empty, and every move `L` makes with a card outside `R` is legal
+    /// in the new line: its source shows the same card, its target pile shows the same top or
+    /// is empty (a non-`R` card never lands on an `R` card), and foundation moves stay in
+    /// order. The new line wins.
+    ///
+    /// **Down in suit, two decks (courtyard).** `c` of rank `r` fits and both cards of rank
+    /// `r-1` of its suit are home: nothing can ever be built on `c`, so deleting its moves
+    /// until it (or its twin, the cards are alike) goes home changes nothing else. Only a
+    /// tableau card with a card under it qualifies while the waste or stock holds cards:
+    /// emptying a pile would fill it from the waste and change every later fill.
     #[inline]
     pub fn safe_move(&self) -> Option<Move> {
-        let min = *self.found.iter().min().unwrap_or(&0);
+        if self.foundation_return {
+            return None;
+        }
+        match (self.build, self.two_decks) {
+            (Build::DownAnySuit, false) => {
+                let min = *self.found[..4].iter().min().unwrap_or(&0);
+                self.first_fitting(|c, _| c.rank() <= min + 2)
+            }
+            (Build::UpDownSuit, false) => self.first_fitting(|_, _| true),
+            (Build::DownSuit, _) => {
+                let fill = self.must_fill();
+                self.first_fitting(|c, len| {
+                    let s = c.suit().index();
+                    let low = if self.two_decks {
+                        self.found[s + 4]
+                    } else {
+                        self.found[s]
+                    };
+                    low + 1 >= c.rank() && (len != 1 || !fill)
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The first tableau top (then cell card) that fits its foundation and passes `ok` (given
+    /// the card and its pile's length; 0 for a cell), as a foundation move.
+    #[inline]
+    fn first_fitting(&self, ok: impl Fn(Card, u8) -> bool) -> Option<Move> {
         for i in 0..self.n {
             if let Some(c) = self.top(i) {
-                if c.rank() <= min + 2 && self.fits_foundation(c) {
+                if self.fits_foundation(c) && ok(c, self.len[i]) {
                     return Some(Move::single(c, i as u8, FOUNDATION));
+                }
+            }
+        }
+        for k in 0..self.ncells {
+            if let Some(c) = Card::from_code(self.cells[k]) {
+                if self.fits_foundation(c) && ok(c, 0) {
+                    return Some(Move::single(c, CELL + k as u8, FOUNDATION));
                 }
             }
         }
         None
     }
 
+    /// The piles (bit mask) whose top card `c` may go on, `c`'s own pile `from` excluded.
+    #[inline]
+    fn parents(&self, c: Card, by_rank: &[u16; 16], by_code: &[u16; 64], from: u8) -> u16 {
+        let code = c.code() as usize;
+        let r = c.rank();
+        let mask = match self.build {
+            Build::DownAnySuit => by_rank[r as usize + 1],
+            Build::UpDownSuit => {
+                (if r < KING { by_code[code + 4] } else { 0 })
+                    | (if r > 1 { by_code[code - 4] } else { 0 })
+            }
+            Build::DownSuit => {
+                if r < KING {
+                    by_code[code + 4]
+                } else {
+                    0
+                }
+            }
+        };
+        if is_tableau(from) {
+            mask & !(1 << from)
+        } else {
+            mask
+        }
+    }
+
     /// Writes every legal move (after the reductions switched on in `prune`) into `out`, in
     /// the order the search tries them: foundation moves, moves onto other cards, moves to an
-    /// empty pile. The order is a heuristic only; the search tries all of them.
+    /// empty pile, then moves of cell cards, the waste top and foundation tops, a deal from
+    /// the stock, and run moves. The order is a heuristic only; the search tries all of them.
     ///
     /// `jitter` (0 for none) perturbs the heuristic order pseudo-randomly, so that restarted
     /// searches try different lines first; foundation moves stay first.
     ///
-    /// `last` is the card the move into this position carried, if that was a single move to
-    /// the tableau and no automatic move followed it. With `no_repeat` that card's single
-    /// moves are not generated: a line `c: A -> B` then `c: B -> C` reaches exactly the
-    /// position that `c: A -> C` reaches from the parent (the parent itself when `C` is `A`),
-    /// and the parent generates that move too (or its equivalent under the empty-pile
-    /// reductions); with no automatic move between, the two positions are identical card for
-    /// card, and a foundation move of `c` here is the parent's own foundation move of `c`.
-    /// So these moves only reach positions the parent's other moves reach.
+    /// `last` is the card the move into this position carried, if that was a single move
+    /// from a tableau pile or a cell to the tableau or a cell, and nothing moved after it
+    /// (no automatic move, no fill). With `no_repeat` that card's moves are not generated: a
+    /// line `c: A -> B` then `c: B -> C` reaches exactly the position that `c: A -> C` reaches
+    /// from the parent (the parent itself when `C` is `A`), and from a tableau pile or a cell
+    /// the parent may move `c` wherever `B` may (or its equivalent under the empty-pile
+    /// reductions); with nothing moved between, the two positions are identical card for card,
+    /// and a foundation move of `c` here is the parent's own foundation move of `c`. So these
+    /// moves only reach positions the parent's other moves reach.
     pub fn generate(&self, prune: Pruning, jitter: u64, last: Option<Card>, out: &mut MoveList) {
         out.clear();
         let skip = if prune.no_repeat { last } else { None };
@@ -424,11 +773,17 @@ impl Position {
                 }
             }
         }
-        // Piles by the rank of their top card, so each card finds its parents at once.
-        let mut by_rank = [0u16; KING as usize + 2];
+        // Piles by the rank (or the card) of their top card, so each card finds its parents
+        // at once.
+        let mut by_rank = [0u16; 16];
+        let mut by_code = [0u16; 64];
         for i in 0..n {
             if let Some(t) = self.top(i) {
-                by_rank[t.rank() as usize] |= 1 << i;
+                if self.build == Build::DownAnySuit {
+                    by_rank[t.rank() as usize] |= 1 << i;
+                } else {
+                    by_code[t.code() as usize] |= 1 << i;
+                }
             }
         }
         for i in 0..n {
@@ -436,9 +791,7 @@ impl Position {
             if skip == Some(c) {
                 continue;
             }
-            let mut parents = match self.build {
-                Build::DownAnySuit => by_rank[c.rank() as usize + 1] & !(1 << i),
-            };
+            let mut parents = self.parents(c, &by_rank, &by_code, i as u8);
             while parents != 0 {
                 let j = parents.trailing_zeros();
                 parents &= parents - 1;
@@ -455,21 +808,41 @@ impl Position {
             if prune.skip_lone_to_empty && self.len[i] == 1 {
                 continue;
             }
-            if prune.one_empty_target {
-                // All empty piles are alike (the key ignores pile order), so the positions
-                // reached by moving a card to any of them are one and the same.
-                if let Some(e) = first_empty {
-                    out.push(Move::single(c, i as u8, e as u8));
+            self.push_to_empty(c, i as u8, first_empty, prune, out);
+        }
+        if self.ncells > 0 {
+            self.generate_cells(prune, skip, &by_rank, &by_code, first_empty, out);
+        }
+        if self.has_stock {
+            if self.wlen > 0 {
+                let c = self.seq[self.waste[self.wlen as usize - 1] as usize];
+                if self.fits_foundation(c) {
+                    out.push(Move::single(c, WASTE, FOUNDATION));
                 }
-            } else {
-                for e in 0..n {
-                    if self.len[e] == 0 {
-                        out.push(Move::single(c, i as u8, e as u8));
+                self.push_onto(c, WASTE, &by_rank, &by_code, first_empty, prune, out);
+            }
+            if self.sidx < self.seq_len {
+                out.push(Move::single(self.seq[self.sidx as usize], STOCK, WASTE));
+            }
+        }
+        if self.foundation_return {
+            for s in 0..4 {
+                let tops = [
+                    self.found[s],
+                    if self.two_decks { self.found[s + 4] } else { 0 },
+                ];
+                for (k, &r) in tops.iter().enumerate() {
+                    if r == 0 || (k == 1 && r == tops[0]) {
+                        continue;
                     }
+                    let c = Card::new(r, Suit::from_index(s));
+                    self.push_onto(c, FOUNDATION, &by_rank, &by_code, first_empty, prune, out);
                 }
             }
         }
-        if prune.run_moves {
+        if self.unlimited {
+            self.generate_sequences(first_empty, prune, out);
+        } else if prune.run_moves {
             self.generate_runs(first_empty, out);
         }
         if prune.order_moves {
@@ -491,52 +864,188 @@ impl Position {
         }
     }
 
-    /// Run moves: the top `k >= 2` cards of a pile, a descending run, onto a card one rank
-    /// above the run's bottom or into an empty pile, when enough other piles are empty to
-    /// carry it (`2^e` cards with `e` spare empty piles). Each is a chain of legal single
-    /// moves, so adding them changes no verdict.
+    /// Moves of `c` from `from` into empty piles: the first only with `one_empty_target` (all
+    /// empty piles are alike: the key ignores pile order, so moving a card to any of them
+    /// reaches one and the same position).
+    #[inline]
+    fn push_to_empty(
+        &self,
+        c: Card,
+        from: u8,
+        first_empty: Option<usize>,
+        prune: Pruning,
+        out: &mut MoveList,
+    ) {
+        let Some(first) = first_empty else { return };
+        if prune.one_empty_target {
+            out.push(Move::single(c, from, first as u8));
+        } else {
+            for e in first..self.n {
+                if self.len[e] == 0 {
+                    out.push(Move::single(c, from, e as u8));
+                }
+            }
+        }
+    }
+
+    /// Moves of a card from outside the tableau (`from`: a cell, the waste or the
+    /// foundations) onto its parents and into empty piles.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn push_onto(
+        &self,
+        c: Card,
+        from: u8,
+        by_rank: &[u16; 16],
+        by_code: &[u16; 64],
+        first_empty: Option<usize>,
+        prune: Pruning,
+        out: &mut MoveList,
+    ) {
+        let mut parents = self.parents(c, by_rank, by_code, from);
+        while parents != 0 {
+            let j = parents.trailing_zeros();
+            parents &= parents - 1;
+            out.push(Move::single(c, from, j as u8));
+        }
+        self.push_to_empty(c, from, first_empty, prune, out);
+    }
+
+    /// Reserve-cell moves: cell cards home, onto parents and into empty piles; tableau tops
+    /// into an empty cell (the first only with `one_empty_target`: the key sorts the cells,
+    /// so which empty cell takes a card does not matter).
+    fn generate_cells(
+        &self,
+        prune: Pruning,
+        skip: Option<Card>,
+        by_rank: &[u16; 16],
+        by_code: &[u16; 64],
+        first_empty: Option<usize>,
+        out: &mut MoveList,
+    ) {
+        let mut empty_cells = [0u8; MAX_CELLS];
+        let mut ne = 0;
+        for k in 0..self.ncells {
+            let from = CELL + k as u8;
+            match Card::from_code(self.cells[k]) {
+                None => {
+                    empty_cells[ne] = from;
+                    ne += 1;
+                }
+                Some(c) if skip != Some(c) => {
+                    if self.fits_foundation(c) {
+                        out.push(Move::single(c, from, FOUNDATION));
+                    }
+                    self.push_onto(c, from, by_rank, by_code, first_empty, prune, out);
+                }
+                Some(_) => {}
+            }
+        }
+        if ne == 0 {
+            return;
+        }
+        let targets = if prune.one_empty_target {
+            &empty_cells[..1]
+        } else {
+            &empty_cells[..ne]
+        };
+        for i in 0..self.n {
+            let Some(c) = self.top(i) else { continue };
+            if skip == Some(c) {
+                continue;
+            }
+            for &t in targets {
+                out.push(Move::single(c, i as u8, t));
+            }
+        }
+    }
+
+    /// The length of the ordered run (by the build rule) at the top of pile `i`.
+    #[inline]
+    fn top_run(&self, i: usize) -> usize {
+        let l = self.len[i] as usize;
+        let pile = &self.cards[i][..l];
+        let mut run = usize::from(l > 0);
+        while run < l && self.build.builds_on(pile[l - run], pile[l - run - 1]) {
+            run += 1;
+        }
+        run
+    }
+
+    /// Run moves under single-card rules: the top `k >= 2` cards of a pile, an ordered run,
+    /// onto a card the run's bottom card builds on or into an empty pile, when enough other
+    /// piles are empty to carry it (`2^e` cards with `e` spare empty piles). Each is a chain
+    /// of legal single moves, so adding them changes no verdict.
     fn generate_runs(&self, first_empty: Option<usize>, out: &mut MoveList) {
         let empties = (0..self.n).filter(|&i| self.len[i] == 0).count() as u32;
         if empties == 0 {
             return;
         }
+        let cap_parent = 1usize << empties.min(6);
+        let cap_empty = 1usize << (empties - 1).min(6);
+        self.push_runs(first_empty, cap_parent, cap_empty, true, out);
+    }
+
+    /// Run moves under unlimited sequence moves: every ordered run at the top of a pile
+    /// moves as one move onto a card its bottom builds on, or into an empty pile (into the
+    /// first only with `one_empty_target`; the whole pile into an empty pile only without
+    /// `skip_lone_to_empty`, as it reaches the same position).
+    fn generate_sequences(&self, first_empty: Option<usize>, prune: Pruning, out: &mut MoveList) {
+        if prune.one_empty_target {
+            self.push_runs(
+                first_empty,
+                MAX_PILE,
+                MAX_PILE,
+                prune.skip_lone_to_empty,
+                out,
+            );
+            return;
+        }
+        // Every empty pile as a target: one pass per empty pile.
+        self.push_runs(None, MAX_PILE, MAX_PILE, prune.skip_lone_to_empty, out);
+        for e in 0..self.n {
+            if self.len[e] == 0 {
+                self.push_runs_to_empty(e, MAX_PILE, prune.skip_lone_to_empty, out);
+            }
+        }
+    }
+
+    /// Pushes run moves of at most `cap_parent` cards onto parents and at most `cap_empty`
+    /// into `empty` (if given); `skip_whole`: no whole pile into an empty pile.
+    fn push_runs(
+        &self,
+        empty: Option<usize>,
+        cap_parent: usize,
+        cap_empty: usize,
+        skip_whole: bool,
+        out: &mut MoveList,
+    ) {
         for i in 0..self.n {
             let l = self.len[i] as usize;
-            if l < 2 {
-                continue;
-            }
-            let pile = &self.cards[i][..l];
-            let mut run = 1;
-            while run < l && pile[l - run - 1].rank() == pile[l - run].rank() + 1 {
-                run += 1;
-            }
+            let run = self.top_run(i);
             if run < 2 {
                 continue;
             }
-            let top_rank = pile[l - 1].rank();
-            let cap_parent = 1usize << empties.min(6);
+            let pile = &self.cards[i][..l];
             for j in 0..self.n {
                 if j == i || self.len[j] == 0 {
                     continue;
                 }
-                let t = self.cards[j][self.len[j] as usize - 1].rank();
-                if t <= top_rank {
-                    continue;
-                }
-                let k = usize::from(t - top_rank);
-                if (2..=run.min(cap_parent)).contains(&k) {
-                    out.push(Move {
-                        card: pile[l - k],
-                        from: i as u8,
-                        to: j as u8,
-                        count: k as u8,
-                    });
+                let t = self.cards[j][self.len[j] as usize - 1];
+                for k in 2..=run.min(cap_parent) {
+                    if self.build.builds_on(pile[l - k], t) {
+                        out.push(Move {
+                            card: pile[l - k],
+                            from: i as u8,
+                            to: j as u8,
+                            count: k as u8,
+                        });
+                    }
                 }
             }
-            if let Some(e) = first_empty {
-                let cap_empty = 1usize << (empties - 1).min(6);
+            if let Some(e) = empty {
                 for k in 2..=run.min(cap_empty) {
-                    if k == l {
+                    if k == l && skip_whole {
                         break; // the whole pile to an empty pile: the same position
                     }
                     out.push(Move {
@@ -550,42 +1059,73 @@ impl Position {
         }
     }
 
+    /// Run moves of at most `cap` cards into the empty pile `e`.
+    fn push_runs_to_empty(&self, e: usize, cap: usize, skip_whole: bool, out: &mut MoveList) {
+        for i in 0..self.n {
+            let l = self.len[i] as usize;
+            let run = self.top_run(i);
+            for k in 2..=run.min(cap) {
+                if k == l && skip_whole {
+                    break;
+                }
+                out.push(Move {
+                    card: self.cards[i][l - k],
+                    from: i as u8,
+                    to: e as u8,
+                    count: k as u8,
+                });
+            }
+        }
+    }
+
     /// How promising a move looks (higher first). Only the order of the search depends on
     /// it, never a verdict: every generated move is tried.
     ///
     /// Foundation moves come first; then moves that expose a card that can go home or that
     /// empty a pile; moves that dig towards the lowest card of a pile rank above others;
     /// moving a card that already sits on its natural parent (a lateral shuffle) and filling
-    /// an empty pile rank last.
+    /// an empty pile rank last. Cell cards leaving their cell rank high, cards entering a
+    /// cell or coming back from the foundations low.
     #[inline]
     fn score(&self, m: Move) -> i32 {
         if m.to == FOUNDATION {
             return 10_000 - i32::from(m.card.rank());
         }
-        let from = m.from as usize;
-        // Cards left in the source pile after the move.
-        let left = self.len[from] as usize - m.count as usize;
         let mut s = 0;
-        if left == 0 {
-            s += 300;
+        if is_tableau(m.from) {
+            let from = m.from as usize;
+            // Cards left in the source pile after the move.
+            let left = self.len[from] as usize - m.count as usize;
+            if left == 0 {
+                s += 300;
+            } else {
+                let below = self.cards[from][left - 1];
+                if self.fits_foundation(below) {
+                    s += 600;
+                }
+                if self.build.builds_on(m.card, below) {
+                    s -= 200;
+                }
+                // Dig towards the pile's lowest card: the fewer cards above it, the better.
+                // (Only when that card is not itself among the cards moved.)
+                let at = self.low[from][self.len[from] as usize - 1] as usize;
+                if at < left {
+                    let depth = left - 1 - at;
+                    let rank = self.cards[from][at].rank();
+                    s += (i32::from(KING + 1 - rank) * 16) / (depth as i32 + 1);
+                }
+            }
         } else {
-            let below = self.cards[from][left - 1];
-            if self.fits_foundation(below) {
-                s += 600;
-            }
-            if below.rank() == m.card.rank() + 1 {
-                s -= 200;
-            }
-            // Dig towards the pile's lowest card: the fewer cards above it, the better. (Only
-            // when that card is not itself among the cards moved.)
-            let at = self.low[from][self.len[from] as usize - 1] as usize;
-            if at < left {
-                let depth = left - 1 - at;
-                let rank = self.cards[from][at].rank();
-                s += (i32::from(KING + 1 - rank) * 16) / (depth as i32 + 1);
-            }
+            s += match m.from {
+                FOUNDATION => -400,
+                STOCK => -50,
+                WASTE => 100,
+                _ => 250, // a cell
+            };
         }
-        if self.len[m.to as usize] == 0 {
+        if is_cell(m.to) {
+            s -= 250;
+        } else if is_tableau(m.to) && self.len[m.to as usize] == 0 {
             s -= 150;
         }
         s
@@ -597,7 +1137,7 @@ impl Position {
     #[inline]
     pub fn key<const W: usize>(&self) -> Option<[u64; W]> {
         let mut w = BitWriter::<W>::default();
-        for j in 0..self.n {
+        for j in 0..self.ncols {
             let p = self.slot_of_col[j];
             if p == NONE {
                 w.put(0, self.prefix_bits);
@@ -605,12 +1145,15 @@ impl Position {
                 w.put(self.frag[p as usize], u32::from(self.frag_bits[p as usize]));
             }
         }
-        // Refilled piles, sorted by base card (insertion sort of at most 12 entries).
-        let mut bases = [(0u8, 0u8); MAX_PILES];
+        // Refilled piles in a canonical order: by base card, then by the whole field (with
+        // two decks two piles may share a base). Insertion sort of at most 12 entries.
+        let mut bases = [(0u64, 0u8); MAX_PILES];
         let mut k = 0;
         for i in 0..self.n {
             if self.len[i] > 0 && self.col[i] == NONE {
-                let b = self.cards[i][0].code();
+                let b = u64::from(self.cards[i][0].code()) << 46
+                    | u64::from(self.frag_bits[i]) << 40
+                    | self.frag[i];
                 let mut at = k;
                 while at > 0 && bases[at - 1].0 > b {
                     bases[at] = bases[at - 1];
@@ -622,6 +1165,22 @@ impl Position {
         }
         for &(_, i) in &bases[..k] {
             w.put(self.frag[i as usize], u32::from(self.frag_bits[i as usize]));
+        }
+        if self.ncells > 0 {
+            let mut cells = self.cells;
+            cells[..self.ncells].sort_unstable();
+            for &c in &cells[..self.ncells] {
+                w.put(u64::from(c), BASE_BITS);
+            }
+        }
+        if self.has_stock {
+            w.put(u64::from(self.sidx), 7);
+            let mut lo = 0;
+            while lo < u32::from(self.sidx) {
+                let bits = (u32::from(self.sidx) - lo).min(32);
+                w.put(((self.wmask >> lo) as u64) & ((1u64 << bits) - 1), bits);
+                lo += bits;
+            }
         }
         w.finish()
     }
@@ -690,18 +1249,20 @@ mod tests {
     use super::*;
     use crate::rules::Variant;
 
-    /// The multiset of piles as sorted card lists, and the foundations.
-    type SlowKey = (Vec<Vec<u8>>, [u8; 4]);
+    /// The multiset of piles as sorted card lists, the cells as a sorted list, the stock,
+    /// the waste and the foundations.
+    type SlowKey = (Vec<Vec<u8>>, Vec<Card>, Vec<Card>, Vec<Card>, [u8; 8]);
 
-    /// Reference key: the multiset of piles as sorted card lists (slow, obviously
-    /// order-independent).
+    /// Reference key (slow, obviously order-independent).
     fn slow_key(p: &Position) -> SlowKey {
         let mut piles: Vec<Vec<u8>> = (0..p.piles())
             .map(|i| p.pile(i).iter().map(|c| c.code()).collect())
             .filter(|v: &Vec<u8>| !v.is_empty())
             .collect();
         piles.sort();
-        (piles, p.foundations())
+        let mut cells = p.reserve();
+        cells.sort();
+        (piles, cells, p.stock().to_vec(), p.waste(), p.foundations())
     }
 
     /// Random walks: the packed key equals for equal positions and differs for different
@@ -710,14 +1271,27 @@ mod tests {
     fn packed_key_agrees_with_the_slow_key_on_random_walks() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
-        let mut seen: std::collections::HashMap<[u64; 3], SlowKey> = Default::default();
-        let mut canon: std::collections::HashMap<SlowKey, [u64; 3]> = Default::default();
-        for v in Variant::ALL {
-            for seed in 1..=30 {
-                let deal = Deal::from_seed(v.rules(), seed);
+        let mut seen: std::collections::HashMap<[u64; 4], SlowKey> = Default::default();
+        let mut canon: std::collections::HashMap<SlowKey, [u64; 4]> = Default::default();
+        let options = [
+            (false, SequenceMoves::Single),
+            (true, SequenceMoves::Single),
+            (false, SequenceMoves::Unlimited),
+        ];
+        for (v, (ret, seq)) in Variant::ALL
+            .into_iter()
+            .flat_map(|v| options.map(|o| (v, o)))
+        {
+            for seed in 1..=12 {
+                let rules = v
+                    .rules()
+                    .with_foundation_return(ret)
+                    .with_sequence_moves(seq);
+                let deal = Deal::from_seed(rules, seed);
                 let mut p = Position::new(&deal);
-                assert!(p.key_bits_bound() <= 192);
-                let start_key = p.key::<3>().unwrap();
+                // Every one-deck game fits three words; courtyard, four.
+                assert!(p.key_bits_bound() <= if v == Variant::Courtyard { 256 } else { 192 });
+                let start_key = p.key::<4>().unwrap();
                 let mut hist = Vec::new();
                 let mut list = MoveList::default();
                 for _ in 0..2000 {
@@ -726,9 +1300,8 @@ mod tests {
                         break;
                     }
                     let m = list.as_slice()[rng.gen_range(0..list.len())];
-                    p.apply(m);
-                    hist.push(m);
-                    let k = p.key::<3>().unwrap();
+                    p.play(m, &mut hist);
+                    let k = p.key::<4>().unwrap();
                     let slow = slow_key(&p);
                     if let Some(prev) = seen.insert(k, slow.clone()) {
                         assert_eq!(prev, slow, "two positions share a key");
@@ -740,8 +1313,12 @@ mod tests {
                 while let Some(m) = hist.pop() {
                     p.undo(m);
                 }
-                assert_eq!(p.key::<3>().unwrap(), start_key);
+                assert_eq!(p.key::<4>().unwrap(), start_key);
                 assert_eq!(p.tableau(), deal.tableau);
+                assert_eq!(
+                    (p.stock(), p.reserve()),
+                    (&deal.stock[..], deal.reserve.clone())
+                );
                 seen.clear();
                 canon.clear();
             }

@@ -19,7 +19,11 @@ fn rows(path: &Path) -> BTreeMap<u64, String> {
     let mut by = BTreeMap::new();
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
-        assert_eq!(f.len(), 12, "torn row `{l}`");
+        assert_eq!(
+            f.len(),
+            castle::batch::HEADER.split(',').count(),
+            "torn row `{l}`"
+        );
         let seed: u64 = f[0].parse().unwrap();
         let without_ms = [&f[..9], &f[10..]].concat().join(",");
         assert!(
@@ -213,4 +217,59 @@ fn winnable_only_lists_the_won_seeds() {
         .collect();
     assert_eq!(listed, from_rows);
     assert!(!listed.is_empty());
+}
+
+/// A file written before the `numbering` column resumes: it is rewritten once with the
+/// current header, its rows kept, and the run goes on after them.
+#[test]
+fn a_file_from_before_the_numbering_column_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.csv");
+    batch(&["--seeds", "1..6", "--csv", full.to_str().unwrap()]);
+    let want = rows(&full);
+    // The same first three rows in the old layout (no last column).
+    let text = std::fs::read_to_string(&full).unwrap();
+    let mut lines: Vec<String> = text
+        .lines()
+        .skip(1)
+        .filter(|l| l.split(',').next().unwrap().parse::<u64>().unwrap() <= 3)
+        .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+        .collect();
+    lines.insert(0, castle::batch::HEADER_V1.to_string());
+    let old = dir.path().join("old.csv");
+    std::fs::write(&old, lines.join("\n") + "\n").unwrap();
+    batch(&["--seeds", "1..6", "--csv", old.to_str().unwrap()]);
+    assert_eq!(rows(&old), want);
+}
+
+/// PySolFC numbering in a batch: the rows say so, and deal 1's row is PySolFC game 1's.
+#[test]
+fn pysol_numbering_in_a_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("p.csv");
+    batch(&[
+        "--seeds",
+        "1..3",
+        "--numbering",
+        "pysol",
+        "--csv",
+        f.to_str().unwrap(),
+    ]);
+    let r = rows(&f);
+    assert_eq!(r.len(), 3);
+    assert!(r.values().all(|l| l.ends_with(",pysol")), "{r:?}");
+    // Mixing numberings in one file is refused.
+    let out = castle()
+        .args([
+            "batch",
+            "--seeds",
+            "1..3",
+            "--quiet",
+            "--csv",
+            f.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("numbering=pysol"));
 }

@@ -32,7 +32,14 @@ fn temp_file(text: &str) -> tempfile::NamedTempFile {
 
 #[test]
 fn deal_numbers_never_change() {
-    for v in ["beleaguered-castle", "streets-and-alleys", "citadel"] {
+    for v in [
+        "beleaguered-castle",
+        "streets-and-alleys",
+        "citadel",
+        "fortress",
+        "castile",
+        "courtyard",
+    ] {
         for s in ["1", "2", "42", "1000000"] {
             let want = std::fs::read_to_string(data(&format!("golden/{v}-{s}.txt"))).unwrap();
             assert_eq!(
@@ -51,9 +58,22 @@ fn json_deal(args: &[&str]) -> Value {
 
 #[test]
 fn every_deal_format_round_trips() {
-    for v in ["beleaguered-castle", "streets-and-alleys", "citadel"] {
+    for v in [
+        "beleaguered-castle",
+        "streets-and-alleys",
+        "citadel",
+        "fortress",
+        "castile",
+        "courtyard",
+    ] {
         let want = json_deal(&["deal", "--variant", v, "--seed", "7", "--format", "json"]);
-        for fmt in ["text", "fcs", "json"] {
+        // fc-solve boards hold no stock: courtyard goes through text and JSON only.
+        let formats: &[&str] = if v == "courtyard" {
+            &["text", "json"]
+        } else {
+            &["text", "fcs", "json"]
+        };
+        for &fmt in formats {
             let file = temp_file(&run_ok(&[
                 "deal",
                 "--variant",

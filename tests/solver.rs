@@ -6,9 +6,9 @@
 mod common;
 
 use castle::check::{check_win, steps_of};
-use castle::rules::Variant;
+use castle::rules::{Rules, SequenceMoves, Variant};
 use castle::{Card, Deal, Limits, Outcome, Pruning, Solver, Verdict};
-use common::{bfs_shortest_win, cards, missing_cards};
+use common::{bfs_shortest_win, cards, f8, missing_cards};
 use rayon::prelude::*;
 
 /// Solves and, for a win, replays the moves with the checker (which fails the test if any
@@ -37,10 +37,9 @@ fn verdict_of(shortest: Option<usize>) -> Verdict {
 
 fn hand_deal(tableau: Vec<Vec<Card>>, foundations: [u8; 4]) -> Deal {
     let deal = Deal {
-        rules: Variant::BeleagueredCastle.rules(),
-        seed: None,
         tableau,
-        foundations,
+        foundations: f8(foundations),
+        ..Deal::empty(Variant::BeleagueredCastle.rules())
     };
     deal.validate().expect("hand-built deal is complete");
     deal
@@ -80,10 +79,8 @@ fn a_position_with_no_legal_move_is_lost() {
         p.push(t);
     }
     let deal = Deal {
-        rules: Variant::StreetsAndAlleys.rules(),
-        seed: None,
         tableau,
-        foundations: [0; 4],
+        ..Deal::empty(Variant::StreetsAndAlleys.rules())
     };
     deal.validate().unwrap();
     assert_eq!(bfs_shortest_win(&deal, 1_000), Some(None));
@@ -128,10 +125,9 @@ fn small_position(seed: u64) -> Deal {
         }
     }
     let deal = Deal {
-        rules,
-        seed: None,
         tableau,
-        foundations,
+        foundations: f8(foundations),
+        ..Deal::empty(rules)
     };
     deal.validate().unwrap();
     deal
@@ -228,9 +224,22 @@ fn configs() -> Vec<(&'static str, Solver)> {
     ]
 }
 
-fn same_verdicts_for(variant: Variant, seeds: std::ops::RangeInclusive<u64>, cap: u64) {
+fn same_verdicts_for(rules: Rules, seeds: std::ops::RangeInclusive<u64>, cap: u64) {
+    same_verdicts_min(rules, seeds, cap, 100);
+}
+
+/// [`same_verdicts_for`] with its own floor on the deals every configuration decides (for
+/// rules whose full deals are mostly too big for the plain search under the test's node cap;
+/// `tests/variants.rs` runs the same switches on small positions against the slow solver).
+fn same_verdicts_min(rules: Rules, seeds: std::ops::RangeInclusive<u64>, cap: u64, min_all: usize) {
+    let variant = format!(
+        "{} (foundation return {}, sequence moves {})",
+        rules.variant,
+        rules.options.foundation_return,
+        rules.options.sequence_moves.name()
+    );
     let configs = configs();
-    let deals: Vec<Deal> = seeds.map(|s| Deal::from_seed(variant.rules(), s)).collect();
+    let deals: Vec<Deal> = seeds.map(|s| Deal::from_seed(rules, s)).collect();
     let rows: Vec<Vec<Verdict>> = deals
         .par_iter()
         .map(|deal| {
@@ -266,24 +275,55 @@ fn same_verdicts_for(variant: Variant, seeds: std::ops::RangeInclusive<u64>, cap
         }
     }
     assert!(
-        all_decided >= 100,
+        all_decided >= min_all,
         "{variant}: only {all_decided} deals were decided by every configuration"
     );
 }
 
 #[test]
 fn every_switch_gives_the_same_verdicts_beleaguered_castle() {
-    same_verdicts_for(Variant::BeleagueredCastle, 1..=200, 150_000);
+    same_verdicts_for(Variant::BeleagueredCastle.rules(), 1..=200, 150_000);
 }
 
 #[test]
 fn every_switch_gives_the_same_verdicts_streets_and_alleys() {
-    same_verdicts_for(Variant::StreetsAndAlleys, 1..=200, 150_000);
+    same_verdicts_for(Variant::StreetsAndAlleys.rules(), 1..=200, 150_000);
 }
 
 #[test]
 fn every_switch_gives_the_same_verdicts_citadel() {
-    same_verdicts_for(Variant::Citadel, 1..=200, 150_000);
+    same_verdicts_for(Variant::Citadel.rules(), 1..=200, 150_000);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_fortress() {
+    same_verdicts_for(Variant::Fortress.rules(), 1..=150, 100_000);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_castile() {
+    same_verdicts_for(Variant::Castile.rules(), 1..=150, 100_000);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_courtyard() {
+    same_verdicts_min(Variant::Courtyard.rules(), 1..=100, 100_000, 25);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_with_foundation_return() {
+    let bc = Variant::BeleagueredCastle.rules();
+    same_verdicts_min(bc.with_foundation_return(true), 1..=100, 100_000, 30);
+    let fortress = Variant::Fortress.rules();
+    same_verdicts_for(fortress.with_foundation_return(true), 1..=150, 100_000);
+}
+
+#[test]
+fn every_switch_gives_the_same_verdicts_with_unlimited_sequence_moves() {
+    let unlimited = |v: Variant| v.rules().with_sequence_moves(SequenceMoves::Unlimited);
+    same_verdicts_min(unlimited(Variant::StreetsAndAlleys), 1..=100, 100_000, 40);
+    same_verdicts_for(unlimited(Variant::Castile), 1..=150, 100_000);
+    same_verdicts_min(unlimited(Variant::Courtyard), 1..=100, 100_000, 25);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use super::table::{Entry, Table};
 use super::{Limit, Outcome, Progress, Solver, Verdict};
-use crate::moves::{Move, MoveList, FOUNDATION};
+use crate::moves::{is_cell, is_tableau, Move, MoveList};
 use crate::state::{Position, Pruning};
 use std::time::Instant;
 
@@ -28,8 +28,7 @@ fn autoplay(pos: &mut Position, prune: Pruning, hist: &mut Vec<Move>) {
         return;
     }
     while let Some(m) = pos.safe_move() {
-        pos.apply(m);
-        hist.push(m);
+        pos.play(m, hist);
     }
 }
 
@@ -173,8 +172,11 @@ pub(super) fn dfs<const W: usize>(
         pos.play(m, hist);
         autoplay(pos, prune, hist);
         // The card just moved, if nothing else moved with it (see `Position::generate`).
-        let last =
-            (m.count == 1 && m.to != FOUNDATION && hist.len() == before + 1).then_some(m.card);
+        let last = (m.count == 1
+            && (is_tableau(m.from) || is_cell(m.from))
+            && (is_tableau(m.to) || is_cell(m.to))
+            && hist.len() == before + 1)
+            .then_some(m.card);
         if pos.home() > best_home {
             best_home = pos.home();
         }

@@ -1,9 +1,12 @@
-//! Helpers shared by the integration tests, above all an independent slow solver: a
+//! Helpers shared by the integration tests, above all two independent slow solvers: a
 //! breadth-first search over plain vectors, written from the rule book alone (no autoplay, no
-//! pruning, no packed keys), used as the source of known verdicts for small positions.
+//! pruning, no packed keys), and a breadth-first search over the move checker's boards (any
+//! variant and option: its moves are the checker's `legal_steps`, never the search's move
+//! generator). They are the source of known verdicts for small positions.
 
 #![allow(dead_code)]
 
+use castle::check::Board;
 use castle::{Card, Deal, Suit};
 use std::collections::{HashSet, VecDeque};
 
@@ -37,8 +40,9 @@ pub fn bfs_shortest_win(deal: &Deal, cap: usize) -> Option<Option<usize>> {
         .collect();
     let mut seen: HashSet<Slow> = HashSet::new();
     let mut queue: VecDeque<(Vec<Vec<u8>>, [u8; 4], usize)> = VecDeque::new();
-    seen.insert(canon(&start, deal.foundations));
-    queue.push_back((start, deal.foundations, 0));
+    let f4: [u8; 4] = deal.foundations[..4].try_into().unwrap();
+    seen.insert(canon(&start, f4));
+    queue.push_back((start, f4, 0));
     while let Some((piles, found, depth)) = queue.pop_front() {
         if found.iter().all(|&h| h == 13) {
             return Some(Some(depth));
@@ -81,13 +85,70 @@ pub fn bfs_shortest_win(deal: &Deal, cap: usize) -> Option<Option<usize>> {
     Some(None)
 }
 
+/// A board up to the things the rules ignore: pile order, cell order, which foundation pile
+/// of a suit holds which run.
+type BoardKey = (Vec<Vec<u8>>, Vec<u8>, Vec<u8>, Vec<u8>, Vec<Vec<u8>>);
+
+fn board_key(b: &Board) -> BoardKey {
+    let codes = |v: &[Card]| v.iter().map(|c| c.code()).collect::<Vec<u8>>();
+    let mut piles: Vec<Vec<u8>> = b.tableau.iter().map(|p| codes(p)).collect();
+    piles.sort();
+    let mut cells: Vec<u8> = b
+        .reserve
+        .iter()
+        .map(|c| c.map_or(0, |c| c.code()))
+        .collect();
+    cells.sort();
+    let mut found = vec![Vec::new(); 4];
+    for f in &b.foundations {
+        if let Some(t) = f.last() {
+            found[t.suit().index()].push(f.len() as u8);
+        }
+    }
+    for f in &mut found {
+        f.sort();
+    }
+    (piles, cells, codes(&b.stock), codes(&b.waste), found)
+}
+
+/// Breadth-first search over the checker's boards, any variant and options. Same answers as
+/// [`bfs_shortest_win`] (counting every move, fills and stock deals included).
+pub fn bfs_board(deal: &Deal, cap: usize) -> Option<Option<usize>> {
+    let start = Board::new(deal);
+    let mut seen: HashSet<BoardKey> = HashSet::new();
+    let mut queue: VecDeque<(Board, usize)> = VecDeque::new();
+    seen.insert(board_key(&start));
+    queue.push_back((start, 0));
+    while let Some((b, depth)) = queue.pop_front() {
+        if b.cards_out() == 0 {
+            return Some(Some(depth));
+        }
+        for step in b.legal_steps() {
+            let mut next = b.clone();
+            next.play(&step).expect("legal_steps yields legal moves");
+            if seen.insert(board_key(&next)) {
+                queue.push_back((next, depth + 1));
+            }
+        }
+        if seen.len() > cap {
+            return None;
+        }
+    }
+    Some(None)
+}
+
+/// Foundation heights of a one-deck deal, by suit, as a [`Deal`] holds them.
+pub fn f8(f: [u8; 4]) -> [u8; 8] {
+    [f[0], f[1], f[2], f[3], 0, 0, 0, 0]
+}
+
 /// Parses a space-separated card list.
 pub fn cards(s: &str) -> Vec<Card> {
     s.split_whitespace().map(|t| t.parse().unwrap()).collect()
 }
 
 /// Cards of the full deck that are neither on the given piles nor on the foundations.
-pub fn missing_cards(tableau: &[Vec<Card>], found: [u8; 4]) -> Vec<Card> {
+pub fn missing_cards(tableau: &[Vec<Card>], found: [u8; 8]) -> Vec<Card> {
     Card::deck()
         .into_iter()
         .filter(|c| c.rank() > found[c.suit().index()])
