@@ -13,6 +13,7 @@
 //! - [`check`]: the independent move checker.
 //! - [`report`]: the JSON contract and the text rendering.
 //! - [`bench`]: the fixed benchmark sets behind `castle bench`.
+//! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
 #![deny(missing_docs)]
 
 pub mod analyze;
@@ -23,6 +24,7 @@ pub mod check;
 pub mod deal;
 pub mod formats;
 pub mod moves;
+pub mod play;
 pub mod report;
 pub mod rules;
 pub mod solver;
