@@ -606,7 +606,7 @@ fn stats(out: &mut impl Write, a: &cli::StatsArgs) -> Result<()> {
 /// library's game loop.
 fn play(a: &cli::PlayArgs) -> Result<()> {
     use castle::play::{game::Game, PlayOptions};
-    if !(a.coach_seconds > 0.0) {
+    if a.coach_seconds.is_nan() || a.coach_seconds <= 0.0 {
         return Err(input("--coach-seconds must be a positive number"));
     }
     let game = match &a.load {

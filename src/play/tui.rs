@@ -34,6 +34,9 @@ use std::time::Duration;
 /// Columns between the wings: a pile key, the foundation, a pile key.
 const CENTER: u16 = 12;
 
+/// The smallest screen the board is drawn on (columns, rows).
+const MIN_SIZE: (u16, u16) = (40, 14);
+
 /// A file name being typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Prompt {
@@ -156,10 +159,13 @@ impl App {
     }
 
     /// Takes in the coach's answers and sends it the position if it needs one. Never waits.
-    pub fn tick(&mut self) {
+    /// True if anything on the screen may have changed.
+    pub fn tick(&mut self) -> bool {
+        let mut changed = false;
         if let Some(w) = &self.worker {
             for (b, k) in w.answers() {
                 self.s.coach.learn(b, k);
+                changed = true;
             }
             let board = self.s.board();
             if self.s.coach.needs(board) && self.asked.as_ref() != Some(board) {
@@ -171,8 +177,10 @@ impl App {
             if self.s.coach.known(self.s.board()).is_some() {
                 self.pending = None;
                 self.act(a);
+                changed = true;
             }
         }
+        changed
     }
 
     fn say(&mut self, text: impl Into<String>, error: bool) {
@@ -273,6 +281,8 @@ impl App {
                     text.pop();
                 }
                 KeyCode::Char('c') if ctrl => self.prompt = None,
+                KeyCode::Char('u') if ctrl => text.clear(),
+                KeyCode::Char(_) if ctrl => {}
                 KeyCode::Char(c) => text.push(c),
                 _ => {}
             }
@@ -387,10 +397,16 @@ impl App {
         let rows = left_n.max(v.foundations.len()).max(1);
         let lw = area.width.saturating_sub(CENTER) / 2;
         let rw = area.width.saturating_sub(CENTER + lw);
-        let mut lines = Vec::new();
+        let extras = !v.reserve.is_empty() || !v.stock.is_empty() || !v.waste.is_empty();
+        let head = 1 + usize::from(extras);
+        let height = usize::from(area.height);
+        let gap = if height >= head + rows * 2 { 2 } else { 1 };
+        // A third of the spare rows above the board, the rest below.
+        let spare = height.saturating_sub(head + rows * gap);
+        let mut lines = vec![Line::raw(""); spare / 3];
         let mut hits = Vec::new();
         // Reserve cells, stock and waste (none in the variants built so far) above the wings.
-        if !v.reserve.is_empty() || !v.stock.is_empty() || !v.waste.is_empty() {
+        if extras {
             let mut spans = Vec::new();
             for (i, c) in v.reserve.iter().enumerate() {
                 spans.push(Span::styled(format!("r{} ", i + 1), key_style()));
@@ -412,11 +428,6 @@ impl App {
             Span::raw(" ".repeat(usize::from(lw + 3))),
             Span::styled("  f", key_style()),
         ]));
-        let gap = if usize::from(area.height) >= lines.len() + rows * 2 {
-            2
-        } else {
-            1
-        };
         let board = self.s.board();
         let movable: HashSet<String> = board.legal_steps().into_iter().map(|s| s.from).collect();
         let first_row_y = area.y + lines.len() as u16;
@@ -645,6 +656,18 @@ impl App {
     /// Draws the whole screen.
     pub fn draw(&mut self, f: &mut Frame) {
         let area = f.area();
+        if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+            f.render_widget(
+                Paragraph::new(format!(
+                    "castle play: the terminal is {}x{}; make it at least {}x{} (q quits)",
+                    area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
+                ))
+                .wrap(Wrap { trim: true }),
+                area,
+            );
+            self.hits.clear();
+            return;
+        }
         let keys_text = self.keys_text(area.width);
         let [top, board, msg, keys] = Layout::vertical([
             Constraint::Length(2),
@@ -705,15 +728,20 @@ impl App {
     /// # Errors
     /// A terminal failure.
     pub fn event_loop<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> io::Result<()> {
+        let mut dirty = true;
         while !self.quit {
-            self.tick();
-            terminal.draw(|f| self.draw(f))?;
+            dirty |= self.tick();
+            if dirty {
+                terminal.draw(|f| self.draw(f))?;
+                dirty = false;
+            }
             if event::poll(Duration::from_millis(100))? {
                 match event::read()? {
                     Event::Key(k) => self.key(k),
                     Event::Mouse(m) => self.mouse(m),
                     _ => {}
                 }
+                dirty = true;
             }
         }
         Ok(())
