@@ -83,9 +83,18 @@ pub fn parse(line: &str, piles: usize) -> Result<Option<Command>, String> {
         return Ok(None);
     }
     let words: Vec<&str> = line.split_whitespace().filter(|w| *w != "->").collect();
-    let head = words[0].to_ascii_lowercase();
+    let Some(first) = words.first() else {
+        return Err(format!(
+            "unknown command `{line}` (`help` lists the commands)"
+        ));
+    };
+    let head = first.to_ascii_lowercase();
     let arg = words.get(1).copied();
-    let rest = line[words[0].len()..].trim();
+    // The rest of the line after the command word, spaces and all (for file names).
+    let rest = line
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, r)| r)
+        .trim();
     let cmd = match head.as_str() {
         "undo" | "u" => {
             no_more(&words, "undo")?;
@@ -269,7 +278,7 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Re
     out.flush()?;
     for line in input.lines() {
         let line = line?;
-        let piles = s.board().tableau.len();
+        let piles = view(s.board()).tableau.len();
         let cmd = match parse(&line, piles) {
             Ok(None) => continue,
             Ok(Some(c)) => c,
@@ -317,7 +326,7 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Re
                         reply = s.act(action);
                     }
                     let done = say(out, &reply)?;
-                    if !done || s.game.is_won() && *action == Action::Show {
+                    if !done || (s.game.is_won() && *action == Action::Show) {
                         break;
                     }
                 }
@@ -372,6 +381,19 @@ mod tests {
         assert!(p("variant chess").is_err());
         assert!(p("save").is_err());
         assert!(p("t1 t2 t3").is_err());
+        // Nothing panics on junk.
+        for junk in [
+            "->",
+            "-> ->",
+            "é",
+            "-> é€ x",
+            "save  ",
+            "t",
+            "t-1 f",
+            "99999999999999999999 f",
+        ] {
+            assert!(p(junk).is_err(), "{junk}");
+        }
     }
 
     #[test]

@@ -222,7 +222,11 @@ impl App {
                         true,
                     );
                 } else if let Target::Pile(i) = t {
-                    if self.s.board().tableau.get(i).is_some_and(Vec::is_empty) {
+                    if view(self.s.board())
+                        .tableau
+                        .get(i)
+                        .is_some_and(Vec::is_empty)
+                    {
                         self.say(format!("{} is empty", t.name()), true);
                     } else {
                         self.selected = Some(t);
@@ -294,7 +298,7 @@ impl App {
                 return;
             }
         }
-        let piles = self.s.board().tableau.len();
+        let piles = view(self.s.board()).tableau.len();
         match k.code {
             KeyCode::Char('c') if ctrl => self.quit = true,
             KeyCode::Char('z') if ctrl => self.act(Action::Undo),
@@ -544,7 +548,7 @@ impl App {
 
     /// The keys, wrapped at item boundaries to `width` columns.
     fn keys_text(&self, width: u16) -> Vec<Line<'static>> {
-        let n = self.s.board().tableau.len().clamp(1, PILE_KEYS.len());
+        let n = view(self.s.board()).tableau.len().clamp(1, PILE_KEYS.len());
         let piles = format!("{}-{}", PILE_KEYS[0], PILE_KEYS[n - 1]);
         let items: [(&str, &str); 17] = [
             (&piles, "pick a pile, then where to"),
@@ -588,7 +592,7 @@ impl App {
     }
 
     fn help_text(&self) -> Vec<Line<'static>> {
-        let n = self.s.board().tableau.len().clamp(1, PILE_KEYS.len());
+        let n = view(self.s.board()).tableau.len().clamp(1, PILE_KEYS.len());
         let rows = [
             (
                 format!("{}..{}", PILE_KEYS[0], PILE_KEYS[n - 1]),
