@@ -628,15 +628,21 @@ mod tests {
         g.restart();
         assert_eq!(g.board(), &start);
         assert_eq!(g.redo_len(), n);
-        // Replaying the first undone move by hand keeps the rest of the redo list.
-        let first = g.clone();
-        let s = boards.len() > 1;
-        assert!(s);
-        let mut again = first.clone();
-        again.redo().unwrap();
-        let redone = again.history()[0].step.clone();
+        // Making the next undone move by hand keeps the rest of the redo list; any other
+        // move clears it.
+        let mut other = g.clone();
+        let redone = g.clone().redo().unwrap().step;
         g.play_step(&redone).unwrap();
         assert_eq!(g.redo_len(), n - 1);
+        if let Some(s) = other
+            .board()
+            .legal_steps()
+            .into_iter()
+            .find(|s| *s != redone)
+        {
+            other.play_step(&s).unwrap();
+            assert_eq!(other.redo_len(), 0);
+        }
     }
 
     #[test]
