@@ -38,6 +38,32 @@ pub enum Command {
     /// Every legal move from a position, each with whether the game is still winnable after
     /// it, and the position's difficulty (nodes to decide, solution length).
     Analyze(AnalyzeArgs),
+    /// Play a deal in the terminal, with the solver as a coach (one command per line when
+    /// standard input or output is not a terminal; `help` lists the commands).
+    Play(PlayArgs),
+}
+
+/// `castle play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Which deal (a random deal number when neither --seed nor --deal is given).
+    #[command(flatten)]
+    pub source: DealSource,
+    /// Start from a saved game (the JSON that `save` writes, or any `solve --format json`).
+    #[arg(long, conflicts_with_all = ["seed", "deal"])]
+    pub load: Option<PathBuf>,
+    /// No automatic safe moves to the foundations at the start.
+    #[arg(long)]
+    pub no_auto: bool,
+    /// Node budget of each coach search (the "winnable?" mark, hints); 0 turns the coach off.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub coach_nodes: u64,
+    /// Time budget of each coach search in the full-screen board.
+    #[arg(long, default_value_t = 3.0)]
+    pub coach_seconds: f64,
+    /// One command per line even on a terminal.
+    #[arg(long)]
+    pub lines: bool,
 }
 
 /// `castle analyze`.

@@ -14,6 +14,7 @@
 //! - [`check`]: the independent move checker.
 //! - [`report`]: the JSON contract and the text rendering.
 //! - [`bench`]: the fixed benchmark sets behind `castle bench`.
+//! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
 #![deny(missing_docs)]
 
 pub mod analyze;
@@ -24,6 +25,7 @@ pub mod check;
 pub mod deal;
 pub mod formats;
 pub mod moves;
+pub mod play;
 pub mod pysol;
 pub mod report;
 pub mod rules;

@@ -219,6 +219,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Batch(a) => batch(&mut out, &a)?,
         Command::Stats(a) => stats(&mut out, &a)?,
         Command::Analyze(a) => analyze(&mut out, &a)?,
+        Command::Play(a) => {
+            drop(out);
+            play(&a)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -647,6 +651,39 @@ fn stats(out: &mut impl Write, a: &cli::StatsArgs) -> Result<()> {
     if let Some(mut w) = csv_out {
         w.flush()?;
     }
+    Ok(())
+}
+
+/// `castle play`: the deal (a random number if none is given) or a saved game, then the
+/// library's game loop.
+fn play(a: &cli::PlayArgs) -> Result<()> {
+    use castle::play::{game::Game, PlayOptions};
+    if a.coach_seconds.is_nan() || a.coach_seconds <= 0.0 {
+        return Err(input("--coach-seconds must be a positive number"));
+    }
+    let game = match &a.load {
+        Some(path) => {
+            let (text, origin) = read_input(path)?;
+            Game::from_json(&text, &origin)?
+        }
+        None => {
+            let mut src = a.source.clone();
+            if src.seed.is_none() && src.deal.is_none() {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64);
+                src.seed = Some(now % 1_000_000 + 1);
+            }
+            Game::new(load_deal(&src)?, !a.no_auto)
+        }
+    };
+    let opts = PlayOptions {
+        auto: !a.no_auto,
+        coach_nodes: a.coach_nodes,
+        coach_seconds: a.coach_seconds,
+        lines: a.lines,
+    };
+    castle::play::run(game, &opts)?;
     Ok(())
 }
 

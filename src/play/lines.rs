@@ -1,0 +1,429 @@
+//! The line mode: one command per line in, the board as text out after each, so that
+//! scripts and tests can play. The coach decides each position on the spot with a node
+//! budget only (no clock), so the same input always gives the same output.
+//!
+//! The board is printed in the project's deal text format (it reads back with `--deal`),
+//! framed by `#` comment lines for the title and the status.
+
+use super::coach::Mark;
+use super::game::{view, Target};
+use super::session::{Action, Reply, Session};
+use crate::card::Card;
+use crate::rules::Variant;
+use std::io::{self, BufRead, Write};
+
+/// The commands of the line mode, for `help`.
+pub const HELP: &str = "\
+commands (one per line; piles are t1..tN or 1..N, the foundations f):
+  t3 f          move the top card of t3 to its foundation
+  t1 t5         move the top card of t1 onto t5
+  t3            move the top card of t3 where it does most good (home, onto a card, to a space)
+  undo [N]      take back N moves (1); an automatic move counts as one
+  redo [N]      make N undone moves again (1)
+  hint          a move that keeps the deal winnable, or why there is none
+  show [N]      play the next N moves (1) of the solver's winning line
+  restart       back to the deal (the moves stay on the redo list)
+  new [N]       deal number N, or the next number
+  auto on|off   automatic safe moves to the foundations (on by default)
+  rank K        start rank K (0..12) and deal again
+  variant NAME  another variant, same deal number
+  save FILE     save the game (the JSON of `castle solve --format json`)
+  load FILE     load a saved game
+  board         print the board
+  moves         list the moves made
+  legal         list the legal moves
+  help          this list
+  quit          stop (so does the end of the input)";
+
+/// A line-mode command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// An action, done this many times (or until refused).
+    Act(Action, usize),
+    /// Print the board.
+    Board,
+    /// List the moves made.
+    Moves,
+    /// List the legal moves.
+    Legal,
+    /// Print the commands.
+    Help,
+    /// Stop.
+    Quit,
+}
+
+fn count(arg: Option<&str>, what: &str) -> Result<usize, String> {
+    match arg {
+        None => Ok(1),
+        Some(a) => a
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| format!("{what}: `{a}` is not a count (1, 2, ...)")),
+    }
+}
+
+fn no_more(words: &[&str], what: &str) -> Result<(), String> {
+    if words.len() > 2 {
+        return Err(format!(
+            "{what}: too many words: `{}`",
+            words[2..].join(" ")
+        ));
+    }
+    Ok(())
+}
+
+/// Reads one line. `Ok(None)` for a blank line or a `#` comment.
+///
+/// # Errors
+/// What is wrong with the line, in one line.
+pub fn parse(line: &str, piles: usize) -> Result<Option<Command>, String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let words: Vec<&str> = line.split_whitespace().filter(|w| *w != "->").collect();
+    let Some(first) = words.first() else {
+        return Err(format!(
+            "unknown command `{line}` (`help` lists the commands)"
+        ));
+    };
+    let head = first.to_ascii_lowercase();
+    let arg = words.get(1).copied();
+    // The rest of the line after the command word, spaces and all (for file names).
+    let rest = line
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, r)| r)
+        .trim();
+    let cmd = match head.as_str() {
+        "undo" | "u" => {
+            no_more(&words, "undo")?;
+            Command::Act(Action::Undo, count(arg, "undo")?)
+        }
+        "redo" => {
+            no_more(&words, "redo")?;
+            Command::Act(Action::Redo, count(arg, "redo")?)
+        }
+        "hint" => Command::Act(Action::Hint, 1),
+        "show" => {
+            no_more(&words, "show")?;
+            Command::Act(Action::Show, count(arg, "show")?)
+        }
+        "restart" => Command::Act(Action::Restart, 1),
+        "new" => {
+            no_more(&words, "new")?;
+            let n = match arg {
+                None => None,
+                Some(a) => Some(
+                    a.parse::<u64>()
+                        .map_err(|_| format!("new: `{a}` is not a deal number"))?,
+                ),
+            };
+            Command::Act(Action::New(n), 1)
+        }
+        "auto" => {
+            no_more(&words, "auto")?;
+            let on = match arg.map(str::to_ascii_lowercase).as_deref() {
+                None => None,
+                Some("on") => Some(true),
+                Some("off") => Some(false),
+                Some(a) => return Err(format!("auto: `{a}` is not `on` or `off`")),
+            };
+            Command::Act(Action::Auto(on), 1)
+        }
+        "rank" | "start-rank" => {
+            no_more(&words, "rank")?;
+            let a = arg.ok_or("rank: give the start rank (0..12)")?;
+            let k = a
+                .parse::<u8>()
+                .map_err(|_| format!("rank: `{a}` is not a start rank (0..12)"))?;
+            Command::Act(Action::StartRank(k), 1)
+        }
+        "variant" => {
+            no_more(&words, "variant")?;
+            let a = arg.ok_or("variant: give a variant name (`castle variants` lists them)")?;
+            let v = a.parse::<Variant>().map_err(|e| format!("variant: {e}"))?;
+            Command::Act(Action::Variant(v), 1)
+        }
+        "save" | "load" => {
+            if rest.is_empty() {
+                return Err(format!("{head}: give a file name"));
+            }
+            let path = rest.into();
+            if head == "save" {
+                Command::Act(Action::Save(path), 1)
+            } else {
+                Command::Act(Action::Load(path), 1)
+            }
+        }
+        "board" => Command::Board,
+        "moves" => Command::Moves,
+        "legal" => Command::Legal,
+        "help" | "?" => Command::Help,
+        "quit" | "exit" | "q" => Command::Quit,
+        _ => {
+            let pile = |w: &str| Target::parse(w, piles);
+            match words[..] {
+                [from] => match pile(from) {
+                    Ok(t) => Command::Act(Action::Quick(t), 1),
+                    Err(_) => {
+                        return Err(format!(
+                            "unknown command `{from}` (`help` lists the commands)"
+                        ))
+                    }
+                },
+                [from, to] => match (pile(from), pile(to)) {
+                    (Ok(f), Ok(t)) => Command::Act(Action::Move(f, t), 1),
+                    (Err(e), _) | (_, Err(e)) => {
+                        if pile(from).is_err() && Target::parse(to, piles).is_err() {
+                            return Err(format!(
+                                "unknown command `{line}` (`help` lists the commands)"
+                            ));
+                        }
+                        return Err(e);
+                    }
+                },
+                _ => {
+                    return Err(format!(
+                        "unknown command `{line}` (`help` lists the commands)"
+                    ))
+                }
+            }
+        }
+    };
+    Ok(Some(cmd))
+}
+
+fn cards(cs: &[Card]) -> String {
+    cs.iter().map(Card::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// The board as text: a title comment, the position in the deal text format, and the
+/// status as comments (`# winnable: yes|no|unknown|won|off`).
+pub fn board_text(s: &Session) -> String {
+    let v = view(s.board());
+    let rules = s.game.rules();
+    let mut out = format!("# {}\n", s.title());
+    out += &format!("variant: {}\n", rules.variant.name());
+    out += &format!("start-rank: {}\n", rules.options.start_rank);
+    let tops: Vec<String> = v
+        .foundations
+        .iter()
+        .filter_map(|f| f.last().map(Card::to_string))
+        .collect();
+    out += &format!(
+        "foundations: {}\n",
+        if tops.is_empty() {
+            "-".to_string()
+        } else {
+            tops.join(" ")
+        }
+    );
+    for (i, cell) in v.reserve.iter().enumerate() {
+        out += &format!(
+            "r{}: {}\n",
+            i + 1,
+            cell.map_or("-".to_string(), |c| c.to_string())
+        );
+    }
+    if !v.stock.is_empty() || !v.waste.is_empty() {
+        out += &format!("s: {}\nw: {}\n", cards(&v.stock), cards(&v.waste));
+    }
+    for (i, p) in v.tableau.iter().enumerate() {
+        let line = format!("t{}: {}", i + 1, cards(p));
+        out += line.trim_end();
+        out.push('\n');
+    }
+    let (m, a) = s.game.moves_made();
+    out += &format!(
+        "# home {}/{}, moves {} ({a} automatic), auto {}, redo {}\n",
+        v.home(),
+        v.total(),
+        m + a,
+        if s.game.auto() { "on" } else { "off" },
+        s.game.redo_len()
+    );
+    let mark = s.mark();
+    out += &match (mark, s.budget) {
+        (Mark::Unknown, Some(n)) => format!("# winnable: unknown (not decided within {n} nodes)\n"),
+        _ => format!("# winnable: {}\n", mark.word()),
+    };
+    out
+}
+
+fn say(out: &mut impl Write, reply: &Reply) -> io::Result<bool> {
+    match reply {
+        Reply::Done(lines) => {
+            for l in lines {
+                writeln!(out, "{l}")?;
+            }
+            Ok(true)
+        }
+        Reply::Refused(why) => {
+            writeln!(out, "error: {why}")?;
+            Ok(false)
+        }
+        Reply::Wait => Ok(false),
+    }
+}
+
+/// Plays commands from `input` until `quit` or its end, writing to `out`.
+///
+/// # Errors
+/// Only failures to read the input or write the output; bad commands are answered with an
+/// `error:` line and the session goes on.
+pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Result<()> {
+    s.coach.think(&s.board().clone());
+    write!(out, "{}", board_text(s))?;
+    out.flush()?;
+    for line in input.lines() {
+        let line = line?;
+        let piles = view(s.board()).tableau.len();
+        let cmd = match parse(&line, piles) {
+            Ok(None) => continue,
+            Ok(Some(c)) => c,
+            Err(e) => {
+                writeln!(out, "error: {e}")?;
+                out.flush()?;
+                continue;
+            }
+        };
+        writeln!(out)?;
+        match &cmd {
+            Command::Quit => break,
+            Command::Help => writeln!(out, "{HELP}")?,
+            Command::Board => {}
+            Command::Moves => {
+                if s.game.history().is_empty() {
+                    writeln!(out, "no moves made")?;
+                }
+                for (i, e) in s.game.history().iter().enumerate() {
+                    writeln!(
+                        out,
+                        "{}. {} {} -> {}{}",
+                        i + 1,
+                        e.step.card,
+                        e.step.from,
+                        e.step.to,
+                        if e.auto { " (automatic)" } else { "" }
+                    )?;
+                }
+            }
+            Command::Legal => {
+                let steps = s.board().legal_steps();
+                if steps.is_empty() {
+                    writeln!(out, "no legal move")?;
+                }
+                for st in steps {
+                    writeln!(out, "{} {} -> {}", st.card, st.from, st.to)?;
+                }
+            }
+            Command::Act(action, n) => {
+                for _ in 0..*n {
+                    let mut reply = s.act(action);
+                    if reply == Reply::Wait {
+                        s.coach.think(&s.board().clone());
+                        reply = s.act(action);
+                    }
+                    let done = say(out, &reply)?;
+                    if !done || (s.game.is_won() && *action == Action::Show) {
+                        break;
+                    }
+                }
+            }
+        }
+        if !matches!(cmd, Command::Help | Command::Quit) {
+            s.coach.think(&s.board().clone());
+            write!(out, "{}", board_text(s))?;
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::coach::{coach_solver, Coach};
+    use crate::play::game::Game;
+    use crate::Deal;
+
+    #[test]
+    fn commands_parse_and_junk_is_named() {
+        let p = |l: &str| parse(l, 8);
+        assert_eq!(
+            p("t3 f"),
+            Ok(Some(Command::Act(
+                Action::Move(Target::Pile(2), Target::Foundation),
+                1
+            )))
+        );
+        assert_eq!(
+            p("1 -> T5"),
+            Ok(Some(Command::Act(
+                Action::Move(Target::Pile(0), Target::Pile(4)),
+                1
+            )))
+        );
+        assert_eq!(p("undo 3"), Ok(Some(Command::Act(Action::Undo, 3))));
+        assert_eq!(p("  "), Ok(None));
+        assert_eq!(p("# note"), Ok(None));
+        assert_eq!(
+            p("save my game.json"),
+            Ok(Some(Command::Act(Action::Save("my game.json".into()), 1)))
+        );
+        assert!(p("t9 f").unwrap_err().contains("t9"));
+        assert!(p("frobnicate").unwrap_err().contains("unknown command"));
+        assert!(p("undo x").is_err());
+        assert!(p("undo 0").is_err());
+        assert!(p("auto maybe").is_err());
+        assert!(p("rank").is_err());
+        assert!(p("variant chess").is_err());
+        assert!(p("save").is_err());
+        assert!(p("t1 t2 t3").is_err());
+        // Nothing panics on junk.
+        for junk in [
+            "->",
+            "-> ->",
+            "é",
+            "-> é€ x",
+            "save  ",
+            "t",
+            "t-1 f",
+            "99999999999999999999 f",
+        ] {
+            assert!(p(junk).is_err(), "{junk}");
+        }
+    }
+
+    #[test]
+    fn the_board_text_reads_back_as_a_deal() {
+        let deal = Deal::from_seed(crate::Variant::BeleagueredCastle.rules(), 42);
+        let s = Session::new(Game::new(deal.clone(), false), Coach::new(None), None);
+        let text = board_text(&s);
+        let back = crate::formats::read_deal(&text, "board", Default::default()).unwrap();
+        assert_eq!(back.tableau, deal.tableau);
+        assert_eq!(back.foundations, deal.foundations);
+        assert!(text.contains("# winnable: off"));
+    }
+
+    #[test]
+    fn a_session_goes_on_after_bad_lines() {
+        let deal = Deal::from_seed(crate::Variant::BeleagueredCastle.rules(), 2);
+        let mut s = Session::new(
+            Game::new(deal, false),
+            Coach::new(coach_solver(50_000, None)),
+            Some(50_000),
+        );
+        let input = "nonsense\nt1 t1\nhint\nundo\nquit\nt1 f\n";
+        let mut out = Vec::new();
+        run(&mut s, input.as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("error: unknown command `nonsense`"), "{text}");
+        assert!(text.contains("error: a card cannot move onto its own pile"));
+        assert!(text.contains("hint: "));
+        assert!(text.contains("error: nothing to undo"));
+        // Nothing after quit ran.
+        assert_eq!(text.matches("# winnable:").count(), 4);
+    }
+}

@@ -1,0 +1,296 @@
+//! A session: the game and the coach, driven by [`Action`]s. Both front ends (the line mode
+//! and the full-screen board) turn their input into actions and show the [`Reply`]; only
+//! when the coach is asked differs (on the spot, or by a background thread).
+
+use super::coach::{hint_text, Coach, Mark};
+use super::game::{Game, Played, Target};
+use crate::check::{Board, Step};
+use crate::deal::Deal;
+use crate::rules::Variant;
+use crate::solver::Verdict;
+use std::path::{Path, PathBuf};
+
+/// Something the player asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Move the top card of the first pile onto the second.
+    Move(Target, Target),
+    /// Move the top card of a pile where it does most good.
+    Quick(Target),
+    /// Take back one move.
+    Undo,
+    /// Make one undone move again.
+    Redo,
+    /// Show a move that keeps the deal winnable.
+    Hint,
+    /// Play the next move of the solver's winning line.
+    Show,
+    /// Back to the deal as dealt.
+    Restart,
+    /// A new game: the given deal number, or the next one.
+    New(Option<u64>),
+    /// Automatic safe moves on or off (`None` toggles).
+    Auto(Option<bool>),
+    /// Deal again with this start rank.
+    StartRank(u8),
+    /// Deal again in this variant (with its own start rank).
+    Variant(Variant),
+    /// Save the game to a file.
+    Save(PathBuf),
+    /// Load a game from a file.
+    Load(PathBuf),
+}
+
+/// The answer to an action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// Done; lines to show.
+    Done(Vec<String>),
+    /// Refused, with a one-line reason; nothing changed.
+    Refused(String),
+    /// The coach has not decided this position yet: ask again when it has.
+    Wait,
+}
+
+/// The game and the coach.
+#[derive(Clone, Debug)]
+pub struct Session {
+    /// The game.
+    pub game: Game,
+    /// The coach.
+    pub coach: Coach,
+    /// The coach's node budget, for messages.
+    pub budget: Option<u64>,
+}
+
+fn list(steps: &[Step]) -> String {
+    steps
+        .iter()
+        .map(|s| format!("{} {} -> {}", s.card, s.from, s.to))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The lines that report a move and its automatic moves.
+fn played_lines(p: &Played) -> Vec<String> {
+    let mut v = vec![format!("{} {} -> {}", p.step.card, p.step.from, p.step.to)];
+    if !p.auto.is_empty() {
+        v.push(format!("automatic: {}", list(&p.auto)));
+    }
+    v
+}
+
+impl Session {
+    /// A session on `game`.
+    pub fn new(game: Game, coach: Coach, budget: Option<u64>) -> Session {
+        Session {
+            game,
+            coach,
+            budget,
+        }
+    }
+
+    /// The board now.
+    pub fn board(&self) -> &Board {
+        self.game.board()
+    }
+
+    /// The "winnable?" mark of the position now.
+    pub fn mark(&self) -> Mark {
+        self.coach.mark(self.game.board())
+    }
+
+    /// A name for the save file: `castle-VARIANT-SEED.json`.
+    pub fn default_save_name(&self) -> String {
+        let d = self.game.deal();
+        match d.seed {
+            Some(s) => format!("castle-{}-{s}.json", d.rules.variant.name()),
+            None => format!("castle-{}.json", d.rules.variant.name()),
+        }
+    }
+
+    /// One line on the deal: `beleaguered-castle deal 42, start rank 1`.
+    pub fn title(&self) -> String {
+        let d = self.game.deal();
+        let which = match d.seed {
+            Some(s) => format!("deal {s}"),
+            None => "a deal from a file".to_string(),
+        };
+        format!(
+            "{} {which}, start rank {}",
+            d.rules.variant.name(),
+            d.rules.options.start_rank
+        )
+    }
+
+    /// After forward moves: let the coach carry what it knew, and say so if the game is won.
+    fn after(&mut self, before: &Board, played: &[Step], mut lines: Vec<String>) -> Reply {
+        let after = self.game.board().clone();
+        self.coach.follow(before, played, &after);
+        if self.game.is_won() {
+            let (m, a) = self.game.moves_made();
+            lines.push(format!(
+                "won: every card is home, in {} moves ({a} automatic)",
+                m + a
+            ));
+        }
+        Reply::Done(lines)
+    }
+
+    fn fresh(&mut self, deal: Deal, what: String) -> Reply {
+        let auto = self.game.auto();
+        self.game = Game::new(deal, auto);
+        let mut lines = vec![format!("{what}: {}", self.title())];
+        let made: Vec<Step> = self.game.history().iter().map(|e| e.step.clone()).collect();
+        if !made.is_empty() {
+            lines.push(format!("automatic: {}", list(&made)));
+        }
+        Reply::Done(lines)
+    }
+
+    /// Does what the player asked.
+    pub fn act(&mut self, action: &Action) -> Reply {
+        let before = self.game.board().clone();
+        match action {
+            Action::Move(from, to) => match self.game.play(*from, *to) {
+                Ok(p) => {
+                    let lines = played_lines(&p);
+                    self.after(&before, &p.all(), lines)
+                }
+                Err(why) => Reply::Refused(why),
+            },
+            Action::Quick(from) => match self.game.quick(*from) {
+                Ok(p) => {
+                    let lines = played_lines(&p);
+                    self.after(&before, &p.all(), lines)
+                }
+                Err(why) => Reply::Refused(why),
+            },
+            Action::Undo => match self.game.undo() {
+                Some(e) => Reply::Done(vec![format!(
+                    "undone: {} {} -> {}{}",
+                    e.step.card,
+                    e.step.from,
+                    e.step.to,
+                    if e.auto { " (automatic)" } else { "" }
+                )]),
+                None => Reply::Refused("nothing to undo".to_string()),
+            },
+            Action::Redo => match self.game.redo() {
+                Some(e) => {
+                    let line = format!(
+                        "redone: {} {} -> {}{}",
+                        e.step.card,
+                        e.step.from,
+                        e.step.to,
+                        if e.auto { " (automatic)" } else { "" }
+                    );
+                    self.after(&before, &[e.step], vec![line])
+                }
+                None => Reply::Refused("nothing to redo".to_string()),
+            },
+            Action::Hint | Action::Show => self.coached(action == &Action::Show),
+            Action::Restart => {
+                let made = self.game.restart();
+                let mut lines = vec![format!("restarted: {}", self.title())];
+                if !made.is_empty() {
+                    lines.push(format!("automatic: {}", list(&made)));
+                }
+                Reply::Done(lines)
+            }
+            Action::New(n) => {
+                let rules = *self.game.rules();
+                let seed =
+                    n.unwrap_or_else(|| self.game.deal().seed.map_or(1, |s| s.wrapping_add(1)));
+                self.fresh(Deal::from_seed(rules, seed), "new game".to_string())
+            }
+            Action::Auto(on) => {
+                let on = on.unwrap_or(!self.game.auto());
+                let made = self.game.set_auto(on);
+                let mut lines = vec![format!("automatic moves {}", if on { "on" } else { "off" })];
+                if !made.is_empty() {
+                    lines.push(format!("automatic: {}", list(&made)));
+                }
+                self.after(&before, &made, lines)
+            }
+            Action::StartRank(k) => match self.game.rules().with_start_rank(*k) {
+                Ok(rules) => {
+                    let seed = self.game.deal().seed.unwrap_or(1);
+                    self.fresh(
+                        Deal::from_seed(rules, seed),
+                        format!("start rank {k}, new game"),
+                    )
+                }
+                Err(e) => Reply::Refused(e.to_string().replace("--start-rank", "the start rank")),
+            },
+            Action::Variant(v) => {
+                let seed = self.game.deal().seed.unwrap_or(1);
+                self.fresh(
+                    Deal::from_seed(v.rules(), seed),
+                    format!("variant {v}, new game"),
+                )
+            }
+            Action::Save(path) => self.save(path),
+            Action::Load(path) => self.load(path),
+        }
+    }
+
+    fn coached(&mut self, show: bool) -> Reply {
+        if self.game.is_won() {
+            return Reply::Refused("the game is won".to_string());
+        }
+        if self.coach.solver().is_none() {
+            return Reply::Refused("the coach is off (--coach-nodes 0)".to_string());
+        }
+        let Some(k) = self.coach.known(self.game.board()).cloned() else {
+            return Reply::Wait;
+        };
+        if !show {
+            return Reply::Done(vec![hint_text(&k, self.budget)]);
+        }
+        match (k.verdict, k.plan.first()) {
+            (Verdict::Solvable, Some(s)) => {
+                let before = self.game.board().clone();
+                match self.game.play_step(s) {
+                    Ok(p) => {
+                        let mut lines = played_lines(&p);
+                        lines[0] = format!("solver: {}", lines[0]);
+                        self.after(&before, &p.all(), lines)
+                    }
+                    Err(why) => Reply::Refused(format!("the solver's move is refused: {why}")),
+                }
+            }
+            _ => Reply::Refused(hint_text(&k, self.budget).replacen("hint: ", "show: ", 1)),
+        }
+    }
+
+    fn save(&self, path: &Path) -> Reply {
+        match std::fs::write(path, self.game.to_json()) {
+            Ok(()) => Reply::Done(vec![format!(
+                "saved to {} ({} moves)",
+                path.display(),
+                self.game.history().len()
+            )]),
+            Err(e) => Reply::Refused(format!("{}: cannot write: {e}", path.display())),
+        }
+    }
+
+    fn load(&mut self, path: &Path) -> Reply {
+        let origin = path.display().to_string();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => return Reply::Refused(format!("{origin}: cannot read: {e}")),
+        };
+        match Game::from_json(&text, &origin) {
+            Ok(g) => {
+                self.game = g;
+                Reply::Done(vec![format!(
+                    "loaded {origin}: {}, {} moves",
+                    self.title(),
+                    self.game.history().len()
+                )])
+            }
+            Err(e) => Reply::Refused(e.0),
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! `castle play` end to end. Scripted sessions go through the line mode (standard input is
+//! not a terminal there): a whole game won with the moves of a `castle solve` solution,
+//! illegal moves refused with the board unchanged, undo and redo round trips, save and load,
+//! and the "winnable?" mark on a hand-built position. One test runs the full-screen board
+//! in a pseudo-terminal.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::io::Write;
+
+fn castle() -> Command {
+    Command::cargo_bin("castle").unwrap()
+}
+
+/// Runs `castle play ARGS` with `input` on standard input; the session must end cleanly.
+fn play(args: &[&str], input: &str) -> String {
+    let out = castle()
+        .arg("play")
+        .args(args)
+        .write_stdin(input)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "castle play {args:?}: {stderr}");
+    assert!(
+        stderr.is_empty(),
+        "castle play {args:?} wrote to stderr: {stderr}"
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The board blocks of a session's output, in order: each runs from its title comment to
+/// its `# winnable:` line.
+fn boards(out: &str) -> Vec<String> {
+    let lines: Vec<&str> = out.lines().collect();
+    let mut v = Vec::new();
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        if lines[i].starts_with("# ") && lines[i + 1].starts_with("variant: ") {
+            let mut block = String::new();
+            while i < lines.len() {
+                block += lines[i];
+                block.push('\n');
+                i += 1;
+                if lines[i - 1].starts_with("# winnable:") {
+                    break;
+                }
+            }
+            v.push(block);
+        } else {
+            i += 1;
+        }
+    }
+    v
+}
+
+/// The position of a board block: its deal-format lines, without the status comments.
+fn position(block: &str) -> String {
+    block
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn mark(block: &str) -> &str {
+    block
+        .lines()
+        .find_map(|l| l.strip_prefix("# winnable: "))
+        .unwrap()
+}
+
+/// The lines between board blocks that start with `error:`.
+fn errors(out: &str) -> Vec<&str> {
+    out.lines().filter(|l| l.starts_with("error:")).collect()
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let out = castle().args(args).output().unwrap();
+    assert!(out.status.success(), "castle {args:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A solution of deal `seed` from `castle solve --format json`, as line-mode moves.
+fn solution(seed: &str) -> Vec<String> {
+    let v = run_json(&[
+        "solve",
+        "--seed",
+        seed,
+        "--format",
+        "json",
+        "--max-nodes",
+        "200000",
+        "-q",
+    ]);
+    assert_eq!(v["verdict"], "solvable", "deal {seed} is winnable");
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}",
+                m["from"].as_str().unwrap(),
+                m["to"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+fn temp_file(text: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+/// Deal 3 of beleaguered-castle is won by the solver in a few hundred nodes.
+const EASY: &str = "3";
+
+#[test]
+fn a_whole_game_won_with_the_moves_of_a_solution() {
+    let moves = solution(EASY);
+    let input = moves.join("\n") + "\nquit\n";
+    // Automatic moves off: the solution lists them itself.
+    let out = play(
+        &["--seed", EASY, "--no-auto", "--coach-nodes", "20000"],
+        &input,
+    );
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let b = boards(&out);
+    assert_eq!(b.len(), moves.len() + 1, "a board after every move");
+    let last = b.last().unwrap();
+    assert!(last.contains("# home 52/52"), "{last}");
+    assert_eq!(mark(last), "won");
+    assert!(out.contains("won: every card is home"));
+    // Every pile is empty at the end.
+    assert!(position(last)
+        .lines()
+        .filter(|l| l.starts_with('t'))
+        .all(|l| l.ends_with(':')));
+}
+
+#[test]
+fn show_me_plays_the_solver_line_to_the_end_with_automatic_moves_on() {
+    let out = play(&["--seed", EASY, "--coach-nodes", "20000"], "show 400\n");
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let b = boards(&out);
+    assert_eq!(mark(&b[0]), "yes");
+    assert_eq!(mark(b.last().unwrap()), "won");
+    assert!(out.contains("solver: "));
+    assert!(out.contains("automatic: "));
+}
+
+#[test]
+fn illegal_moves_are_refused_and_change_nothing() {
+    let deal = run_json(&["deal", "--seed", "42", "--format", "json"]);
+    let tops: Vec<String> = deal["deal"]["tableau"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p.as_array()
+                .unwrap()
+                .last()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let rank = |c: &str| "A23456789TJQK".find(&c[..1]).unwrap() + 1;
+    // A pile onto another whose top card is not one rank higher.
+    let (i, j) = (0..8)
+        .flat_map(|i| (0..8).map(move |j| (i, j)))
+        .find(|&(i, j)| i != j && rank(&tops[j]) != rank(&tops[i]) + 1)
+        .unwrap();
+    // A top card that does not fit its foundation (which holds only the ace): not a 2.
+    let k = (0..8).find(|&k| rank(&tops[k]) != 2).unwrap();
+    let bad = [
+        format!("t{} t{}", i + 1, j + 1),
+        format!("t{} f", k + 1),
+        "t1 t1".to_string(),
+        "f t1".to_string(),
+        "t9 f".to_string(),
+        "t0 t1".to_string(),
+        "t1 t2 t3".to_string(),
+        "jump".to_string(),
+        "undo".to_string(),
+        "redo".to_string(),
+        "undo many".to_string(),
+        "auto sometimes".to_string(),
+        "rank 13".to_string(),
+        "new -1".to_string(),
+        "variant chess".to_string(),
+        "load /nonexistent/castle-save.json".to_string(),
+        "save".to_string(),
+    ];
+    let input = bad.join("\n") + "\nboard\n";
+    let out = play(&["--seed", "42", "--no-auto", "--coach-nodes", "0"], &input);
+    let errs = errors(&out);
+    assert_eq!(
+        errs.len(),
+        bad.len(),
+        "one error line per bad command: {errs:?}"
+    );
+    assert!(errs[0].contains("cannot go on"), "{}", errs[0]);
+    assert!(errs[1].contains("foundation"), "{}", errs[1]);
+    assert!(errs[4].contains("t9"), "{}", errs[4]);
+    assert!(
+        errs[15].contains("/nonexistent/castle-save.json"),
+        "{}",
+        errs[15]
+    );
+    let b = boards(&out);
+    assert!(b.len() >= 2);
+    let first = position(&b[0]);
+    for block in &b {
+        assert_eq!(
+            position(block),
+            first,
+            "a refused command changed the board"
+        );
+        assert!(block.contains("moves 0 (0 automatic)"));
+    }
+}
+
+#[test]
+fn undo_and_redo_round_trip() {
+    let moves = solution(EASY);
+    let k = 12;
+    let mut input = moves[..k].join("\n");
+    input += &format!("\nundo {k}\nredo {k}\nundo 5\nredo 2\nrestart\nredo {k}\nundo\n");
+    input += &moves[k - 1]; // the undone move made again by hand: the redo list stays empty
+    input += "\nredo\nquit\n";
+    let out = play(&["--seed", EASY, "--no-auto", "--coach-nodes", "0"], &input);
+    let b: Vec<String> = boards(&out).iter().map(|x| position(x)).collect();
+    // b[0] is the deal, b[1..=k] the moves, then one board per command.
+    let (start, after_k) = (&b[0], &b[k]);
+    assert_eq!(&b[k + 1], start, "undo {k} is back at the deal");
+    assert_eq!(&b[k + 2], after_k, "redo {k} is back after move {k}");
+    assert_eq!(&b[k + 3], &b[k - 5], "undo 5");
+    assert_eq!(&b[k + 4], &b[k - 3], "redo 2");
+    assert_eq!(&b[k + 5], start, "restart");
+    assert_eq!(&b[k + 6], after_k, "restart keeps the moves for redo");
+    assert_eq!(&b[k + 7], &b[k - 1], "undo");
+    assert_eq!(&b[k + 8], after_k, "the same move by hand");
+    assert_eq!(&b[k + 9], after_k, "nothing left to redo");
+    assert_eq!(errors(&out), ["error: nothing to redo"]);
+}
+
+#[test]
+fn undo_takes_back_an_automatic_move() {
+    // Deal 42 opens with 2H and 3H on top of piles, which go home at once.
+    let out = play(
+        &["--seed", "42", "--coach-nodes", "0"],
+        "undo\nundo\nundo\n",
+    );
+    let b = boards(&out);
+    assert!(b[0].contains("moves 2 (2 automatic)"), "{}", b[0]);
+    assert!(out.contains("undone: 3H t3 -> f (automatic)"), "{out}");
+    assert!(out.contains("undone: 2H t1 -> f (automatic)"));
+    assert_eq!(errors(&out), ["error: nothing to undo"]);
+    // After both, the board is the deal as dealt, and undo did not make them again.
+    let dealt = castle()
+        .args(["deal", "--seed", "42"])
+        .output()
+        .unwrap()
+        .stdout;
+    let dealt = String::from_utf8(dealt).unwrap();
+    for line in position(&b[2]).lines().filter(|l| l.starts_with('t')) {
+        assert!(dealt.contains(line), "{line} is not dealt so");
+    }
+}
+
+#[test]
+fn save_then_load_gives_the_same_position() {
+    let moves = solution(EASY);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
+    let f = file.to_str().unwrap();
+    let input = format!("{}\nundo 2\nsave {f}\nquit\n", moves[..8].join("\n"));
+    let out = play(&["--seed", EASY, "--coach-nodes", "0", "--no-auto"], &input);
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let saved = position(boards(&out).last().unwrap());
+    let after8 = position(&boards(&out)[8]);
+
+    // It is the JSON of `castle solve --format json`.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    for key in [
+        "variant", "seed", "options", "deal", "verdict", "moves", "nodes", "states", "seconds",
+        "limit",
+    ] {
+        assert!(v.get(key).is_some(), "no `{key}` in the saved game");
+    }
+    assert_eq!(v["seed"], 3);
+    assert_eq!(v["options"]["start_rank"], 1);
+    assert_eq!(v["moves"].as_array().unwrap().len(), 6);
+    // `castle verify` replays it, and `castle solve` reads its deal.
+    let verify = castle().args(["verify", f]).output().unwrap();
+    assert!(verify.status.success());
+    assert!(String::from_utf8_lossy(&verify.stdout).starts_with("ok: 6 moves are legal"));
+    let solved = run_json(&[
+        "solve",
+        "--deal",
+        f,
+        "--format",
+        "json",
+        "--max-nodes",
+        "200000",
+    ]);
+    assert_eq!(solved["verdict"], "solvable");
+
+    // Loaded at the start, and by command after other moves: the same position, and redo
+    // brings back the two undone moves.
+    let out = play(&["--load", f, "--coach-nodes", "0"], "redo 2\nquit\n");
+    let b = boards(&out);
+    assert_eq!(position(&b[0]), saved);
+    assert_eq!(position(&b[1]), after8);
+    let out = play(
+        &["--seed", "9", "--coach-nodes", "0"],
+        &format!("t1\nload {f}\nquit\n"),
+    );
+    assert_eq!(position(boards(&out).last().unwrap()), saved);
+}
+
+#[test]
+fn bad_files_exit_2_naming_the_file() {
+    let junk = temp_file("{\"variant\": \"beleaguered-castle\", \"deal\": 5}");
+    let path = junk.path().to_str().unwrap();
+    for args in [
+        vec!["play", "--load", path],
+        vec!["play", "--deal", "/nonexistent/deal.txt"],
+        vec!["play", "--seed", "1", "--start-rank", "40"],
+        vec!["play", "--variant", "chess", "--seed", "1"],
+    ] {
+        let out = castle().args(&args).write_stdin("quit\n").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("castle: "), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let out = castle().args(["play", "--load", path]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains(path));
+}
+
+/// A position where one move throws the win away, certain by hand:
+///
+/// The foundations hold every suit up to the nine, so the tens, jacks, queens and kings
+/// are out. Before the move, t8 is empty and the tops are JC JD JH JS KC KD and KS (on t7).
+/// A win: JC to t8 uncovers TC, which goes home, then JC; that empties t1, so the same
+/// works for the jacks of diamonds, hearts and spades in turn (each jack to an empty pile,
+/// its ten home, the jack home). Then every ten and jack is home and five piles are empty:
+/// each king steps into an empty pile, the queens under them go home, then the kings.
+///
+/// The move KS t7 -> t8 fills the last empty pile and uncovers KH. Then the eight tops are
+/// the four jacks and the four kings, and nothing can move: a jack needs its ten home (the
+/// tens are all under the jacks) or a queen on top somewhere (the queens are all under
+/// kings); a king has no empty pile to go to. No move at all, cards out: lost.
+const THROW_AWAY: &str = "\
+variant: beleaguered-castle
+foundations: 9C 9D 9H 9S
+t1: TC JC
+t2: TD JD
+t3: TH JH
+t4: TS JS
+t5: QC KC
+t6: QD KD
+t7: QS QH KH KS
+t8:
+";
+
+#[test]
+fn the_mark_turns_to_lost_after_a_move_that_throws_the_win_away() {
+    let deal = temp_file(THROW_AWAY);
+    let path = deal.path().to_str().unwrap();
+    let out = play(
+        &["--deal", path, "--coach-nodes", "200000"],
+        "hint\nt7 t8\nlegal\nhint\nshow\nundo\nshow 30\n",
+    );
+    let b = boards(&out);
+    assert_eq!(mark(&b[0]), "yes");
+    assert!(out.contains("hint: ") && out.contains("keeps the deal winnable"));
+    assert_eq!(mark(&b[2]), "no", "{}", b[2]);
+    assert!(out.contains("no legal move"));
+    assert!(out.contains("hint: no move keeps the deal winnable"));
+    assert!(out.contains("error: show: no move keeps the deal winnable"));
+    assert_eq!(mark(&b[6]), "yes", "undo brings the win back");
+    assert_eq!(mark(b.last().unwrap()), "won", "and the solver's line wins");
+}
+
+#[test]
+fn the_full_screen_board_runs_in_a_terminal() {
+    let bin = assert_cmd::cargo::cargo_bin("castle");
+    // A pseudo-terminal starts 0x0: give it a size first, as a terminal window has one.
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("stty rows 30 cols 110 && exec \"$0\" play --seed 42 --coach-nodes 50000")
+        .arg(&bin);
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    // The screen is drawn with cursor moves between words, so look for single words.
+    for word in [
+        "beleaguered-castle",
+        "winnable:",
+        "undo",
+        "redo",
+        "hint",
+        "quit",
+    ] {
+        p.exp_string(word).unwrap();
+    }
+    p.send("?").unwrap();
+    p.flush().unwrap();
+    p.exp_string("closes").unwrap();
+    p.send("x").unwrap();
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    p.exp_eof().unwrap();
+}
