@@ -15,6 +15,7 @@ fn sets() -> Vec<(&'static str, DealSet)> {
                 variant: Variant::BeleagueredCastle,
                 first: 1,
                 last: 40,
+                max_seconds: None,
             },
         ),
         (
@@ -23,6 +24,16 @@ fn sets() -> Vec<(&'static str, DealSet)> {
                 variant: Variant::StreetsAndAlleys,
                 first: 1,
                 last: 20,
+                max_seconds: None,
+            },
+        ),
+        (
+            "castile 1..=100",
+            DealSet {
+                variant: Variant::Castile,
+                first: 1,
+                last: 100,
+                max_seconds: None,
             },
         ),
     ]
