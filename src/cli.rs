@@ -261,6 +261,9 @@ pub struct BudgetArgs {
     /// One depth-first search with no restarts (for checking them).
     #[arg(long, hide = true)]
     pub no_restarts: bool,
+    /// Print the search's win as found, without the shortening pass.
+    #[arg(long, hide = true)]
+    pub no_shorten: bool,
 }
 
 /// `castle solve`.

@@ -12,6 +12,7 @@
 //! - [`state`]: the packed search position and its exact, pile-order-free key.
 //! - [`solver`]: the depth-first search and its bounded transposition table.
 //! - [`check`]: the independent move checker.
+//! - [`shorten`]: solution shortening on the checker's boards.
 //! - [`report`]: the JSON contract and the text rendering.
 //! - [`bench`]: the fixed benchmark sets behind `castle bench`.
 //! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
@@ -29,6 +30,7 @@ pub mod play;
 pub mod pysol;
 pub mod report;
 pub mod rules;
+pub mod shorten;
 pub mod solver;
 pub mod state;
 

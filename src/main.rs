@@ -154,6 +154,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
             Pruning::ALL
         },
         restarts: !b.no_restarts,
+        shorten: !b.no_shorten,
     })
 }
 

@@ -137,6 +137,9 @@ pub struct Solver {
     /// Restart with a varied move order and a doubled node budget while attempts stay small
     /// (see [`Solver::solve_with_progress`]).
     pub restarts: bool,
+    /// Shorten every win found (see [`crate::shorten`]): cut loops, merge a card's
+    /// consecutive moves. Never changes a verdict; the result is replayed.
+    pub shorten: bool,
 }
 
 impl Default for Solver {
@@ -145,6 +148,7 @@ impl Default for Solver {
             limits: Limits::default(),
             pruning: Pruning::default(),
             restarts: true,
+            shorten: true,
         }
     }
 }
@@ -223,6 +227,9 @@ impl Solver {
             done += out.nodes;
             let cut = out.limit == Some(Limit::Nodes) && !global_binds;
             if !cut {
+                if self.shorten && out.verdict == Verdict::Solvable {
+                    out.moves = crate::shorten::shorten(deal, &out.moves);
+                }
                 out.nodes = done;
                 out.seconds = t0.elapsed().as_secs_f64();
                 out.attempts = attempt + 1;

@@ -1,0 +1,220 @@
+//! Solution shortening: a depth-first win often wanders (a card moved and moved back, a
+//! detour that comes back to a position already seen). This pass works on the move list
+//! alone, with the independent checker's boards, so it can only return moves that replay:
+//!
+//! 1. **Loop cutting.** Replaying the moves visits positions `p0, p1, ..., pn`. When `pj`
+//!    equals an earlier `pi` (the same cards in the same physical piles, cells, stock,
+//!    waste and foundations), the moves `i+1..=j` are dropped: from `pi` the rest of the
+//!    list replays exactly as it did from `pj`, because the boards are equal.
+//! 2. **Merging.** Two consecutive single-card moves of one card, `c: A -> B` then
+//!    `c: B -> C`, become `c: A -> C` when the checker accepts that move from the position
+//!    before them; the position after is the same board (a card that went `A -> A` is a
+//!    loop, and step 1 removes it).
+//!
+//! Both steps repeat until nothing changes. The result is checked once more by replay (and
+//! the original returned if that ever failed, which would be a bug here, never a wrong
+//! answer).
+
+use crate::check::{check_win, Board, Step};
+use crate::deal::Deal;
+use crate::moves::{Move, CELL, FOUNDATION, STOCK, WASTE};
+use std::collections::HashMap;
+
+/// The pile index of a step's pile name (the inverse of [`crate::moves::pile_name`]).
+fn index_of(name: &str) -> u8 {
+    match name {
+        "f" => FOUNDATION,
+        "w" => WASTE,
+        "s" => STOCK,
+        _ => {
+            let n: u8 = name[1..].parse().expect("a name made by pile_name");
+            if name.starts_with('r') {
+                CELL + n - 1
+            } else {
+                n - 1
+            }
+        }
+    }
+}
+
+fn move_of(s: &Step) -> Move {
+    Move {
+        card: s.card,
+        from: index_of(&s.from),
+        to: index_of(&s.to),
+        count: s.count as u8,
+    }
+}
+
+/// The board as bytes: equal bytes, equal boards (every list is length-prefixed).
+fn board_bytes(b: &Board) -> Vec<u8> {
+    let mut v = Vec::with_capacity(160);
+    let list = |v: &mut Vec<u8>, cards: &mut dyn Iterator<Item = u8>| {
+        let at = v.len();
+        v.push(0);
+        for c in cards {
+            v.push(c);
+            v[at] += 1;
+        }
+    };
+    for p in &b.tableau {
+        list(&mut v, &mut p.iter().map(|c| c.code()));
+    }
+    list(
+        &mut v,
+        &mut b.reserve.iter().map(|c| c.map_or(0, |c| c.code())),
+    );
+    list(&mut v, &mut b.waste.iter().map(|c| c.code()));
+    v.push(b.stock.len() as u8);
+    for f in &b.foundations {
+        v.push(f.len() as u8);
+        v.push(f.last().map_or(0, |c| c.code()));
+    }
+    v
+}
+
+/// One pass of loop cutting (step 1 of the module docs).
+fn cut_loops(deal: &Deal, steps: Vec<Step>) -> Vec<Step> {
+    let mut board = Board::new(deal);
+    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+    seen.insert(board_bytes(&board), 0);
+    // `kept[k]` is the k-th kept step; `keys[k]` the board after the first k kept steps.
+    let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
+    let mut keys: Vec<Vec<u8>> = vec![board_bytes(&board)];
+    for s in steps {
+        board.play(&s).expect("the moves replay");
+        let key = board_bytes(&board);
+        if let Some(&i) = seen.get(&key) {
+            // Back at the board after `i` kept steps: drop everything since.
+            for k in keys.drain(i + 1..) {
+                seen.remove(&k);
+            }
+            kept.truncate(i);
+        } else {
+            kept.push(s);
+            seen.insert(key.clone(), kept.len());
+            keys.push(key);
+        }
+    }
+    kept
+}
+
+/// One pass of merging (step 2 of the module docs).
+fn merge(deal: &Deal, steps: Vec<Step>) -> Vec<Step> {
+    let mut board = Board::new(deal);
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    let mut it = steps.into_iter().peekable();
+    while let Some(s) = it.next() {
+        if let Some(next) = it.peek() {
+            if s.count == 1 && next.count == 1 && next.card == s.card && next.from == s.to {
+                let joined = Step::single(s.card, &s.from, &next.to);
+                let mut trial = board.clone();
+                if s.from != next.to && trial.play(&joined).is_ok() {
+                    let mut two = board.clone();
+                    two.play(&s).expect("the moves replay");
+                    two.play(next).expect("the moves replay");
+                    if two == trial {
+                        it.next();
+                        board = trial;
+                        out.push(joined);
+                        continue;
+                    }
+                }
+            }
+        }
+        board.play(&s).expect("the moves replay");
+        out.push(s);
+    }
+    out
+}
+
+/// A shorter winning move list for `deal` (never a longer one): see the module docs.
+/// `moves` must win from `deal`; the result wins too.
+pub fn shorten(deal: &Deal, moves: &[Move]) -> Vec<Move> {
+    let original = crate::check::steps_of(moves);
+    if check_win(deal, &original).is_err() {
+        return moves.to_vec();
+    }
+    let mut steps = original;
+    loop {
+        let before = steps.len();
+        steps = merge(deal, cut_loops(deal, steps));
+        if steps.len() == before {
+            break;
+        }
+    }
+    if check_win(deal, &steps).is_err() {
+        return moves.to_vec();
+    }
+    steps.iter().map(move_of).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Variant;
+    use crate::solver::{Solver, Verdict};
+
+    #[test]
+    fn a_detour_is_cut_and_a_double_move_merged() {
+        // A won deal's (shortened) solution with a detour spliced in at the start: a card
+        // moved to another pile and straight back. Shortening must remove exactly it.
+        let mut spliced = 0;
+        for seed in 1..=40 {
+            let deal = Deal::from_seed(Variant::Castile.rules(), seed);
+            let out = Solver::default().solve(&deal);
+            if out.verdict != Verdict::Solvable {
+                continue;
+            }
+            let short = shorten(&deal, &out.moves);
+            assert_eq!(shorten(&deal, &short), short, "a fixed point");
+            let board = Board::new(&deal);
+            let detour = board.legal_steps().into_iter().find_map(|s| {
+                let mut b = board.clone();
+                b.play(&s).ok()?;
+                let back = Step::single(s.card, &s.to, &s.from);
+                b.play(&back).ok()?;
+                Some([s, back])
+            });
+            let Some(detour) = detour else { continue };
+            let mut padded: Vec<Move> = detour.iter().map(move_of).collect();
+            padded.extend(short.iter().copied());
+            let again = shorten(&deal, &padded);
+            assert_eq!(again, short, "castile deal {seed}: the detour is gone");
+            assert!(check_win(&deal, &crate::check::steps_of(&again)).is_ok());
+            spliced += 1;
+        }
+        assert!(spliced >= 5, "only {spliced} deals had a detour to splice");
+    }
+
+    #[test]
+    fn a_double_move_is_merged() {
+        // Spades J, Q, K alone in three piles of eight (beleaguered-castle): `JS t1 -> t4`,
+        // `JS t4 -> t5` is `JS t1 -> t5`, and the merged list still wins.
+        let c = |s: &str| s.parse::<crate::Card>().unwrap();
+        let mut deal = Deal::empty(Variant::BeleagueredCastle.rules());
+        deal.tableau[0] = vec![c("JS")];
+        deal.tableau[1] = vec![c("QS")];
+        deal.tableau[2] = vec![c("KS")];
+        deal.foundations = [13, 13, 13, 10, 0, 0, 0, 0];
+        let steps = [
+            Step::single(c("JS"), "t1", "t4"),
+            Step::single(c("JS"), "t4", "t5"),
+            Step::single(c("JS"), "t5", "f"),
+            Step::single(c("QS"), "t2", "f"),
+            Step::single(c("KS"), "t3", "f"),
+        ];
+        let moves: Vec<Move> = steps.iter().map(move_of).collect();
+        let short = crate::check::steps_of(&shorten(&deal, &moves));
+        assert_eq!(short.len(), 3, "{short:?}");
+        assert_eq!(short[0], Step::single(c("JS"), "t1", "f"));
+    }
+
+    #[test]
+    fn a_losing_list_comes_back_unchanged() {
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
+        let first = Board::new(&deal).legal_steps()[0].clone();
+        let moves = vec![move_of(&first)];
+        assert_eq!(shorten(&deal, &moves), moves);
+    }
+}
