@@ -473,6 +473,14 @@ impl Game {
             );
         }
         let dest = to.destination();
+        if count.is_some_and(|n| n > 1)
+            && self.rules().options.sequence_moves == SequenceMoves::Single
+        {
+            return Err(
+                "these rules move one card at a time (runs move as one under --sequence-moves unlimited)"
+                    .to_string(),
+            );
+        }
         if let Some(n) = count {
             return b.step_named(&from.name(), &dest, n);
         }
@@ -490,9 +498,11 @@ impl Game {
         }
         match legal.into_iter().max_by_key(|s| s.count) {
             Some(s) => Ok(s),
-            None if from == Target::Foundation => {
-                Err(format!("no foundation card can go to {dest}"))
-            }
+            None if from == Target::Foundation => Err(if b.foundations.iter().all(Vec::is_empty) {
+                "the foundations are empty".to_string()
+            } else {
+                format!("no foundation card can go to {dest}")
+            }),
             None => b.step_named(&from.name(), &dest, 1),
         }
     }

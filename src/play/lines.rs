@@ -204,7 +204,13 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
                         Command::Act(Action::Move(f, t, n), 1)
                     }
                     (Err(e), _) | (_, Err(e)) => {
-                        if pile(from).is_err() && pile(to).is_err() {
+                        // Two words that are no pile names at all: not a move.
+                        let like_pile = |w: &str| {
+                            w.len() <= 3
+                                && w.starts_with(|c: char| "trfswTRFSW0123456789".contains(c))
+                                || w.to_ascii_lowercase().starts_with("f:")
+                        };
+                        if !like_pile(from) && !like_pile(to) {
                             return Err(format!(
                                 "unknown command `{line}` (`help` lists the commands)"
                             ));
@@ -264,12 +270,12 @@ pub fn board_text(s: &Session) -> String {
         let stock: Vec<Card> = v.stock.iter().rev().copied().collect();
         out += &format!("stock: {}", dash(&cards(&stock)));
         out += &match stock.first() {
-            Some(c) => format!("  # {} cards, next {c}\n", stock.len()),
+            Some(c) => format!("  # {}, next {c}\n", how_many(stock.len())),
             None => "  # empty\n".to_string(),
         };
         out += &format!("waste: {}", dash(&cards(&v.waste)));
         out += &match v.waste.last() {
-            Some(c) => format!("  # {} cards, top {c}\n", v.waste.len()),
+            Some(c) => format!("  # {}, top {c}\n", how_many(v.waste.len())),
             None => "  # empty\n".to_string(),
         };
     }
@@ -293,6 +299,14 @@ pub fn board_text(s: &Session) -> String {
         _ => format!("# winnable: {}\n", mark.word()),
     };
     out
+}
+
+fn how_many(n: usize) -> String {
+    if n == 1 {
+        "1 card".to_string()
+    } else {
+        format!("{n} cards")
+    }
 }
 
 fn dash(s: &str) -> &str {
