@@ -547,7 +547,15 @@ impl Game {
     /// # Errors
     /// Why the move is illegal; nothing changes then.
     pub fn play_step(&mut self, s: &Step) -> Result<Played, String> {
-        self.board.play(s)?;
+        self.board.play(s).map_err(|why| {
+            // A move the game has just made by itself (typed from a solver's line, say).
+            let made = self.done.iter().rev().take_while(|e| e.auto).any(|e| &e.step == s);
+            if made {
+                format!("{s} was made automatically just now ({why})")
+            } else {
+                why
+            }
+        })?;
         self.record(s.clone(), false);
         let auto = self.autoplay();
         Ok(Played {
@@ -1085,6 +1093,9 @@ t10: JS 5C 8S AH 7H
             let redone = g.redo().unwrap();
             assert_eq!(redone.len(), 2);
             assert_eq!(redone[1].step, p.auto[0]);
+            // Typing the fill again says it was made.
+            let e = g.play_step(&p.auto[0]).unwrap_err();
+            assert!(e.contains("made automatically"), "{e}");
         }
         // Random courtyard games never rest on a pile waiting for its fill, and undo
         // walks back to the deal through positions seen on the way.
