@@ -549,7 +549,12 @@ impl Game {
     pub fn play_step(&mut self, s: &Step) -> Result<Played, String> {
         self.board.play(s).map_err(|why| {
             // A move the game has just made by itself (typed from a solver's line, say).
-            let made = self.done.iter().rev().take_while(|e| e.auto).any(|e| &e.step == s);
+            let made = self
+                .done
+                .iter()
+                .rev()
+                .take_while(|e| e.auto)
+                .any(|e| &e.step == s);
             if made {
                 format!("{s} was made automatically just now ({why})")
             } else {
@@ -572,6 +577,9 @@ impl Game {
     /// # Errors
     /// Why no move from that pile exists.
     pub fn quick(&mut self, from: Target) -> Result<Played, String> {
+        if from == Target::Foundation && self.rules().options.foundation_return {
+            return Err("name the foundation card to move, like `f:5H`".to_string());
+        }
         let b = &self.board;
         let legal: Vec<Step> = b
             .legal_steps()

@@ -1,6 +1,7 @@
 //! The full-screen board (ratatui on crossterm), laid out as the seed games lay it out: the
-//! foundations in a middle column and the tableau piles as wings on both sides, each wing's
-//! top card on the outside. Suits in colour, the cards that can move in bold and underlined,
+//! foundations in a middle column (two for courtyard's eight) and the tableau piles as wings
+//! on both sides, each wing's top card on the outside, with the reserve cells, the stock and
+//! the waste on a line above. Suits in colour, the cards that can move in bold and underlined,
 //! the selected card reversed, the hinted card on yellow, a status line with the score and
 //! the "winnable?" mark, a message line, and the keys at the bottom.
 //!
