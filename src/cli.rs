@@ -49,8 +49,9 @@ pub struct PlayArgs {
     /// Which deal (a random deal number when neither --seed nor --deal is given).
     #[command(flatten)]
     pub source: DealSource,
-    /// Start from a saved game (the JSON that `save` writes, or any `solve --format json`).
-    #[arg(long, conflicts_with_all = ["seed", "deal"])]
+    /// Start from a saved game (the JSON that `save` writes, or any `solve --format json`;
+    /// its rule options are the file's own).
+    #[arg(long, conflicts_with_all = ["seed", "deal", "start_rank", "foundation_return", "sequence_moves"])]
     pub load: Option<PathBuf>,
     /// No automatic safe moves to the foundations at the start.
     #[arg(long)]

@@ -82,31 +82,79 @@ fn run_json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// A solution of deal `seed` from `castle solve --format json`, as line-mode moves.
-fn solution(seed: &str) -> Vec<String> {
-    let v = run_json(&[
-        "solve",
-        "--seed",
-        seed,
-        "--format",
-        "json",
-        "--max-nodes",
-        "200000",
-        "-q",
-    ]);
-    assert_eq!(v["verdict"], "solvable", "deal {seed} is winnable");
-    v["moves"]
+/// The solve report of `castle solve --format json ARGS` within a small budget.
+fn solve(args: &[&str]) -> Value {
+    let mut all = vec!["solve", "--format", "json", "--max-nodes", "200000", "-q"];
+    all.extend_from_slice(args);
+    run_json(&all)
+}
+
+/// The moves of a solve report as line-mode moves: `FROM TO`, and the card count of a run.
+fn line_moves(report: &Value) -> Vec<String> {
+    report["moves"]
         .as_array()
         .unwrap()
         .iter()
         .map(|m| {
-            format!(
+            let mv = format!(
                 "{} {}",
                 m["from"].as_str().unwrap(),
                 m["to"].as_str().unwrap()
-            )
+            );
+            match m["count"].as_u64() {
+                Some(n) => format!("{mv} {n}"),
+                None => mv,
+            }
         })
         .collect()
+}
+
+/// A solution of deal `seed` from `castle solve --format json`, as line-mode moves.
+fn solution(seed: &str) -> Vec<String> {
+    let v = solve(&["--seed", seed]);
+    assert_eq!(v["verdict"], "solvable", "deal {seed} is winnable");
+    line_moves(&v)
+}
+
+/// The first deal number of these rules that the solver wins within its small budget, and
+/// the winning line.
+fn winnable(rules: &[&str]) -> (String, Value) {
+    (1..100)
+        .map(|n| n.to_string())
+        .find_map(|n| {
+            let mut args = rules.to_vec();
+            args.extend(["--seed", &n]);
+            let v = solve(&args);
+            (v["verdict"] == "solvable").then_some((n, v))
+        })
+        .expect("a winnable deal among the first 99")
+}
+
+/// The deal of these arguments, as `castle deal --format json` prints it.
+fn deal_json(args: &[&str]) -> Value {
+    let mut all = vec!["deal", "--format", "json"];
+    all.extend_from_slice(args);
+    run_json(&all)
+}
+
+fn cards(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The value of a `name: value` line of a board block (without its `#` comment).
+fn field<'a>(block: &'a str, name: &str) -> &'a str {
+    block
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .unwrap_or_else(|| panic!("no `{name}:` line in {block}"))
+        .split('#')
+        .next()
+        .unwrap()
+        .trim()
 }
 
 fn temp_file(text: &str) -> tempfile::NamedTempFile {
@@ -390,6 +438,350 @@ fn the_mark_turns_to_lost_after_a_move_that_throws_the_win_away() {
     assert_eq!(mark(b.last().unwrap()), "won", "and the solver's line wins");
 }
 
+fn rank(c: &str) -> usize {
+    "A23456789TJQK".find(&c[..1]).unwrap() + 1
+}
+
+/// True if card `c` may go on card `under` when building up or down in suit.
+fn up_down_in_suit(c: &str, under: &str) -> bool {
+    c[1..] == under[1..] && rank(c).abs_diff(rank(under)) == 1
+}
+
+#[test]
+fn a_fortress_game_is_won_with_the_moves_of_a_solution() {
+    let (seed, report) = winnable(&["--variant", "fortress"]);
+    let moves = line_moves(&report);
+    let input = moves.join("\n") + "\nquit\n";
+    let args = [
+        "--variant",
+        "fortress",
+        "--seed",
+        &seed,
+        "--no-auto",
+        "--coach-nodes",
+        "0",
+    ];
+    let out = play(&args, &input);
+    assert!(errors(&out).is_empty(), "deal {seed}: {:?}", errors(&out));
+    let b = boards(&out);
+    assert_eq!(b.len(), moves.len() + 1, "a board after every move");
+    assert!(
+        b[0].starts_with(&format!("# fortress deal {seed}\n")),
+        "{}",
+        b[0]
+    );
+    assert!(!b[0].contains("start-rank"), "fortress has no start rank");
+    let last = b.last().unwrap();
+    assert!(last.contains("# home 52/52"), "{last}");
+    assert_eq!(mark(last), "won");
+    assert!(out.contains("won: every card is home"));
+}
+
+#[test]
+fn runs_move_as_one_under_unlimited_sequence_moves() {
+    // A winning line whose runs are written `t3 t5 3`, played move by move.
+    let rules = ["--variant", "fortress", "--sequence-moves", "unlimited"];
+    let (seed, report) = winnable(&rules);
+    let moves = line_moves(&report);
+    let runs = moves.iter().filter(|m| m.split(' ').count() == 3).count();
+    let mut args = rules.to_vec();
+    args.extend(["--seed", &seed, "--no-auto", "--coach-nodes", "0"]);
+    let out = play(&args, &(moves.join("\n") + "\n"));
+    assert!(errors(&out).is_empty(), "deal {seed}: {:?}", errors(&out));
+    assert!(out.contains("sequence-moves: unlimited"));
+    assert!(
+        out.contains("cards)"),
+        "a run move is reported with its count"
+    );
+    assert_eq!(mark(boards(&out).last().unwrap()), "won");
+    assert!(
+        runs > 0 || moves.is_empty(),
+        "deal {seed}'s line moves no run"
+    );
+}
+
+/// A courtyard deal with an ace alone on a pile (the first among deals 1, 2, ...): its
+/// number, the ace's pile (1-based) and the stock, next card first.
+fn courtyard_with_an_ace() -> (String, usize, Vec<String>) {
+    (1..100)
+        .find_map(|n| {
+            let n = n.to_string();
+            let d = deal_json(&["--variant", "courtyard", "--seed", &n]);
+            let piles = d["deal"]["tableau"].as_array().unwrap().clone();
+            let k = piles.iter().position(|p| cards(p)[0].starts_with('A'))?;
+            Some((n, k + 1, cards(&d["deal"]["stock"])))
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_courtyard_pile_emptied_is_filled_at_once_and_undo_takes_both_back() {
+    let (seed, k, stock) = courtyard_with_an_ace();
+    // Automatic moves off: the fill is made all the same. First from the stock (the waste
+    // is empty), then, after a deal, from the waste.
+    let input = format!("t{k} f\nundo\ndeal\nt{k} f\nundo\ns w\nmoves\nquit\n");
+    let args = [
+        "--variant",
+        "courtyard",
+        "--seed",
+        &seed,
+        "--no-auto",
+        "--coach-nodes",
+        "0",
+    ];
+    let out = play(&args, &input);
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let b = boards(&out);
+    assert_eq!(b.len(), 8, "a board after each command");
+    assert_eq!(field(&b[0], "waste"), "-");
+    assert!(b[0].contains("# home 0/104"));
+    let s0 = &stock[0];
+    assert!(out.contains(&format!("automatic: {s0} s -> t{k}")), "{out}");
+    assert_eq!(field(&b[1], &format!("t{k}")), s0);
+    assert!(field(&b[1], "stock").starts_with(&stock[1]));
+    assert!(
+        b[1].contains("# home 1/104, moves 2 (1 automatic)"),
+        "{}",
+        b[1]
+    );
+    let ace = field(&b[0], &format!("t{k}"));
+    assert!(
+        out.contains(&format!(
+            "undone: {ace} t{k} -> f, {s0} s -> t{k} (automatic)"
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        position(&b[2]),
+        position(&b[0]),
+        "undo takes the move and its fill back"
+    );
+    assert!(
+        b[2].contains("moves 0 (0 automatic), auto off, redo 2"),
+        "{}",
+        b[2]
+    );
+    // Dealt to the waste; now the fill comes from there.
+    assert_eq!(field(&b[3], "waste"), s0);
+    assert!(out.contains(&format!("automatic: {s0} w -> t{k}")), "{out}");
+    assert_eq!(field(&b[4], "waste"), "-");
+    assert_eq!(field(&b[4], &format!("t{k}")), s0);
+    assert_eq!(position(&b[5]), position(&b[3]));
+    // `s w` deals too: the waste shows two cards, the second on top.
+    assert_eq!(field(&b[6], "waste"), format!("{s0} {}", stock[1]));
+    assert!(
+        out.contains(&format!("1. {s0} s -> w\n2. {} s -> w\n", stock[1])),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_castile_cell_takes_a_card_and_gives_it_back() {
+    // A deal where a cell card can go home at once (an ace), and a pile whose top card
+    // builds on the card under it (so it can come back from the cell).
+    let (seed, cell, pile) = (1..300)
+        .find_map(|n| {
+            let n = n.to_string();
+            let d = deal_json(&["--variant", "castile", "--seed", &n]);
+            let reserve = cards(&d["deal"]["reserve"]);
+            let cell = reserve.iter().position(|c| c.starts_with('A'))?;
+            let piles = d["deal"]["tableau"].as_array().unwrap();
+            let pile = piles.iter().position(|p| {
+                let p = cards(p);
+                up_down_in_suit(&p[p.len() - 1], &p[p.len() - 2])
+            })?;
+            Some((n, cell + 1, pile + 1))
+        })
+        .unwrap();
+    let other = 3 - cell;
+    let input = format!(
+        "t{pile} r{other}\nr{cell} f\nt{pile} r{cell}\nr{cell} t{pile}\nr{other} r{cell}\nquit\n"
+    );
+    let args = [
+        "--variant",
+        "castile",
+        "--seed",
+        &seed,
+        "--no-auto",
+        "--coach-nodes",
+        "0",
+    ];
+    let out = play(&args, &input);
+    let errs = errors(&out);
+    // Both cells full at the start; and a cell card never goes to another cell.
+    assert_eq!(errs.len(), 2, "{errs:?}");
+    assert!(
+        errs[0].contains(&format!("r{other} already holds")),
+        "{}",
+        errs[0]
+    );
+    assert!(errs[1].contains("reserve cell takes only"), "{}", errs[1]);
+    let b = boards(&out);
+    assert_eq!(
+        position(&b[1]),
+        position(&b[0]),
+        "the refused move changed nothing"
+    );
+    let top = |block: &str| {
+        field(block, &format!("t{pile}"))
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let card = top(&b[0]);
+    let cells = |block: &str| {
+        field(block, "reserve")
+            .split(' ')
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(cells(&b[2])[cell - 1], "-", "the ace went home: {}", b[2]);
+    assert_eq!(cells(&b[3])[cell - 1], card, "{}", b[3]);
+    assert_ne!(top(&b[3]), card);
+    assert_eq!(cells(&b[4])[cell - 1], "-");
+    assert_eq!(top(&b[4]), card, "the card is back on its pile");
+    assert_eq!(position(&b[5]), position(&b[4]));
+}
+
+#[test]
+fn bad_moves_in_the_new_places_are_refused_and_change_nothing() {
+    let cases: [(&[&str], &[&str], &[&str]); 4] = [
+        (
+            &["--variant", "courtyard", "--seed", "1"],
+            &[
+                "s t1", "w t1", "w", "t1 s", "t1 w", "r1 t1", "f:AC t1", "rank 2", "t1 t2 2",
+            ],
+            &[
+                "stock cards go to the waste",
+                "w is empty",
+                "w is empty",
+                "nothing goes back to the stock",
+                "only the stock deals to the waste",
+                "not a pile",
+                "no foundation return",
+                "start rank",
+                "one card at a time",
+            ],
+        ),
+        (
+            &["--variant", "castile", "--seed", "1"],
+            &["t1 r1", "t1 r2", "r3 t1", "s w", "deal", "r1 r2"],
+            &[
+                "already holds",
+                "already holds",
+                "r1..r2",
+                "not a pile",
+                "no stock",
+                "already holds",
+            ],
+        ),
+        (
+            &[
+                "--variant",
+                "fortress",
+                "--seed",
+                "1",
+                "--foundation-return",
+            ],
+            &["f t1", "f:2H t1", "rank 1", "t1 t2 2"],
+            &[
+                "the foundations are empty",
+                "2H",
+                "start rank",
+                "one card at a time",
+            ],
+        ),
+        (
+            &["--variant", "beleaguered-castle", "--seed", "1"],
+            &["s w", "r1 t1", "w t1", "f:AC t1"],
+            &[
+                "not a pile",
+                "not a pile",
+                "not a pile",
+                "no foundation return",
+            ],
+        ),
+    ];
+    for (args, bad, why) in cases {
+        let mut all = args.to_vec();
+        all.extend(["--no-auto", "--coach-nodes", "0"]);
+        let input = bad.join("\n") + "\nboard\n";
+        let out = play(&all, &input);
+        let errs = errors(&out);
+        assert_eq!(errs.len(), bad.len(), "{args:?}: {errs:?}");
+        for ((e, w), line) in errs.iter().zip(why).zip(bad) {
+            assert!(e.contains(w), "{args:?}: `{line}` gave {e}, not `{w}`");
+        }
+        let b = boards(&out);
+        for block in &b {
+            assert_eq!(
+                position(block),
+                position(&b[0]),
+                "{args:?}: the board changed"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_courtyard_game_saves_and_loads() {
+    // The solver's line played by "show me" (a listed fill is the game's own automatic
+    // move, so the line is not typed in), three moves taken back, then saved.
+    let (seed, _) = winnable(&["--variant", "courtyard"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("court.json");
+    let f = file.to_str().unwrap();
+    let input = format!("show 30\nundo 3\nsave {f}\nquit\n");
+    let args = [
+        "--variant",
+        "courtyard",
+        "--seed",
+        &seed,
+        "--coach-nodes",
+        "200000",
+    ];
+    let out = play(&args, &input);
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    assert!(
+        out.contains("automatic: "),
+        "fills and safe moves on the way"
+    );
+    let b = boards(&out);
+    let saved = position(b.last().unwrap());
+    let before_undo = position(&b[1]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["variant"], "courtyard");
+    assert_eq!(v["deal"]["stock"].as_array().unwrap().len(), 92);
+    let made = v["moves"].as_array().unwrap().len();
+    assert!(made > 0 && !v["play"]["redo"].as_array().unwrap().is_empty());
+    // `castle verify` replays it, and `castle solve --deal` solves its deal.
+    let verify = castle().args(["verify", f]).output().unwrap();
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&verify.stdout).starts_with(&format!("ok: {made} moves are legal"))
+    );
+    let solved = solve(&["--deal", f]);
+    assert_eq!(solved["verdict"], "solvable");
+    // Loaded at the start: the same position; redo brings back the undone moves.
+    let out = play(&["--load", f, "--coach-nodes", "0"], "redo 3\nquit\n");
+    assert!(out.contains("redone: "));
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let b = boards(&out);
+    assert_eq!(position(&b[0]), saved);
+    assert_eq!(position(b.last().unwrap()), before_undo);
+    // The rule options are the file's own.
+    let clash = castle()
+        .args(["play", "--load", f, "--foundation-return"])
+        .output()
+        .unwrap();
+    assert_eq!(clash.status.code(), Some(2));
+}
+
 #[test]
 fn the_full_screen_board_runs_in_a_terminal() {
     let bin = assert_cmd::cargo::cargo_bin("castle");
@@ -414,6 +806,24 @@ fn the_full_screen_board_runs_in_a_terminal() {
     p.flush().unwrap();
     p.exp_string("closes").unwrap();
     p.send("x").unwrap();
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    p.exp_eof().unwrap();
+}
+
+#[test]
+fn the_full_screen_board_shows_the_stock_and_the_waste() {
+    let bin = assert_cmd::cargo::cargo_bin("castle");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("stty rows 30 cols 110 && exec \"$0\" play --variant courtyard --seed 1 --coach-nodes 0")
+        .arg(&bin);
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    for word in ["courtyard", "left", "deal", "waste", "quit"] {
+        p.exp_string(word).unwrap();
+    }
+    // Deal a card, then quit.
+    p.send("s").unwrap();
     p.send("q").unwrap();
     p.flush().unwrap();
     p.exp_eof().unwrap();

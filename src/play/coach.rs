@@ -10,7 +10,7 @@
 //! The full-screen game asks a background [`Worker`] thread; the line mode solves on the
 //! spot ([`Coach::think`]), so its output is the same on every run.
 
-use crate::check::{check_win, steps_of, Board, Step};
+use crate::check::{steps_of, Board, Step};
 use crate::solver::{Limits, Solver, Verdict};
 use std::collections::VecDeque;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
@@ -97,12 +97,23 @@ pub fn solve(solver: &Solver, board: &Board) -> Known {
     }
     let out = solver.solve(&deal);
     let plan = match out.verdict {
-        Verdict::Solvable => shorten(board, steps_of(&out.moves)),
+        Verdict::Solvable => {
+            let map = cell_map(board);
+            let steps = steps_of(&out.moves)
+                .into_iter()
+                .map(|s| Step {
+                    from: rename_cell(&s.from, &map),
+                    to: rename_cell(&s.to, &map),
+                    ..s
+                })
+                .collect();
+            shorten(board, steps)
+        }
         _ => Vec::new(),
     };
     let verdict = match out.verdict {
-        // Believe a win only when the checker replays it.
-        Verdict::Solvable if check_win(&deal, &plan).is_err() => Verdict::Unknown,
+        // Believe a win only when the checker replays it on this board.
+        Verdict::Solvable if !wins(board, &plan) => Verdict::Unknown,
         v => v,
     };
     Known {
@@ -113,6 +124,31 @@ pub fn solve(solver: &Solver, board: &Board) -> Known {
         },
         verdict,
         nodes: out.nodes,
+    }
+}
+
+/// True if `plan` wins from `board`, by the checker.
+pub fn wins(board: &Board, plan: &[Step]) -> bool {
+    let mut b = board.clone();
+    plan.iter().all(|s| b.play(s).is_ok()) && b.cards_out() == 0
+}
+
+/// The board's cell for each cell of `board.to_deal()`, which packs the cell cards to the
+/// front (`r1` of the deal is the board's first full cell, and so on, then its empty cells
+/// in order). The checker never moves a card between cells, so the map holds for a whole
+/// line, and the rules treat all cells alike: a line of the deal is a line of the board
+/// with its cells renamed.
+fn cell_map(board: &Board) -> Vec<usize> {
+    let (full, empty): (Vec<usize>, Vec<usize>) =
+        (0..board.reserve.len()).partition(|&k| board.reserve[k].is_some());
+    full.into_iter().chain(empty).collect()
+}
+
+/// `name` with a cell of the deal renamed to the board's cell.
+fn rename_cell(name: &str, map: &[usize]) -> String {
+    match name.strip_prefix('r').and_then(|k| k.parse::<usize>().ok()) {
+        Some(k) if (1..=map.len()).contains(&k) => format!("r{}", map[k - 1] + 1),
+        _ => name.to_string(),
     }
 }
 
@@ -239,7 +275,7 @@ impl Coach {
                         None => return,
                     }
                 }
-                if check_win(&after.to_deal(), &plan).is_ok() {
+                if wins(after, &plan) {
                     self.learn(
                         after.clone(),
                         Known {
@@ -351,6 +387,24 @@ mod tests {
             );
         }
         assert_eq!(coach.mark(&board), Mark::Won);
+    }
+
+    #[test]
+    fn a_plan_names_the_boards_own_cells() {
+        // Castile deal 2 is won at once by the solver; after AS goes home from r2, put the
+        // cell card 2H in r2, so that r1 is the empty cell.
+        let deal = Deal::from_seed(Variant::Castile.rules(), 2);
+        let mut board = Board::new(&deal);
+        let as_ = "AS".parse::<crate::Card>().unwrap();
+        assert_eq!(board.reserve[1], Some(as_));
+        board
+            .play(&crate::play::game::step(as_, "r2", "f"))
+            .unwrap();
+        board.reserve.swap(0, 1);
+        let k = solve(&solver(), &board);
+        assert_eq!(k.verdict, Verdict::Solvable);
+        assert!(wins(&board, &k.plan));
+        assert!(k.plan.iter().any(|s| s.from == "r2" || s.to == "r1"));
     }
 
     #[test]

@@ -1,21 +1,22 @@
 //! One game in play, free of any user interface: the board, the moves made (each marked as
-//! the player's or automatic), undo and redo without limit, restart, automatic safe moves to
-//! the foundations, the score, and save/load in the JSON of `castle solve --format json`.
+//! the player's or automatic), undo and redo without limit, restart, automatic moves, the
+//! score, and save/load in the JSON of `castle solve --format json`.
 //!
 //! Every move goes through the rule-book checker ([`Board::play`]), so the game never keeps
-//! its own copy of the rules; the only rule this module adds is which foundation moves are
-//! *safe* to make automatically ([`safe_home`]).
+//! its own copy of the rules. It adds two kinds of automatic move: the forced fill of an
+//! emptied pile in a stock game ([`fill_step`], made always, as the rules demand it), and
+//! the foundation moves that are *safe* to make ([`next_safe_step`], made while automatic
+//! moves are on).
 //!
 //! The rest of the play code reads a board only through [`view`] and names piles only
-//! through [`Target`]: those two are the places to extend when boards gain reserve cells, a
-//! stock and a waste.
+//! through [`Target`].
 
 use crate::card::{Card, Suit};
 use crate::check::{Board, Step};
 use crate::deal::Deal;
 use crate::formats::{self, Format, ReadOptions};
 use crate::report::{MoveJson, Report};
-use crate::rules::{Build, Rules};
+use crate::rules::{Build, SequenceMoves};
 use crate::InputError;
 use serde_json::Value;
 
@@ -30,13 +31,14 @@ pub fn step(card: Card, from: &str, to: &str) -> Step {
 pub struct View {
     /// Tableau piles `t1..tN`.
     pub tableau: Vec<Vec<Card>>,
-    /// Foundations (C, D, H, S for one deck).
+    /// Foundations: C, D, H, S for one deck; with two decks eight piles, any ace to any
+    /// empty one.
     pub foundations: Vec<Vec<Card>>,
-    /// Reserve cells `r1..rK` (none in the variants built so far).
+    /// Reserve cells `r1..rK` (castile: 2).
     pub reserve: Vec<Option<Card>>,
-    /// The stock, next card last (none so far).
+    /// The stock as a face-down pile: the next card to deal last.
     pub stock: Vec<Card>,
-    /// The waste, top card last (none so far).
+    /// The waste: its top card (the playable one) last.
     pub waste: Vec<Card>,
 }
 
@@ -54,6 +56,11 @@ impl View {
             + self.stock.len()
             + self.waste.len()
     }
+
+    /// The next card the stock deals.
+    pub fn next_stock(&self) -> Option<Card> {
+        self.stock.last().copied()
+    }
 }
 
 /// The one function that reads a [`Board`] for display.
@@ -61,114 +68,266 @@ pub fn view(board: &Board) -> View {
     View {
         tableau: board.tableau.clone(),
         foundations: board.foundations.clone(),
-        reserve: Vec::new(),
-        stock: Vec::new(),
-        waste: Vec::new(),
+        reserve: board.reserve.clone(),
+        // The board keeps the stock next card first.
+        stock: board.stock.iter().rev().copied().collect(),
+        waste: board.waste.clone(),
+    }
+}
+
+/// The piles a board has, for reading pile names and keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Tableau piles.
+    pub piles: usize,
+    /// Reserve cells.
+    pub cells: usize,
+    /// A stock and a waste.
+    pub stock: bool,
+}
+
+impl Shape {
+    /// The shape of `board`.
+    pub fn of(board: &Board) -> Shape {
+        Shape {
+            piles: board.tableau.len(),
+            cells: board.reserve.len(),
+            stock: board.rules().stock,
+        }
+    }
+
+    /// The pile names, for messages: `t1..t8 (or 1..8), r1..r2, f, s, w`.
+    pub fn names(&self) -> String {
+        let mut s = format!("t1..t{n} (or 1..{n})", n = self.piles);
+        if self.cells > 0 {
+            s += &format!(", r1..r{}", self.cells);
+        }
+        s += ", f";
+        if self.stock {
+            s += ", s, w";
+        }
+        s
     }
 }
 
 /// A pile the player names by key, click or word.
-///
-/// Reserve cells (`r1..`), the stock (`s`) and the waste (`w`) will be further variants; the
-/// key map of [`Target::of_key`] leaves `r`, `s` and `w` free for them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// Tableau pile, 0-based (`t1` is `Pile(0)`).
     Pile(usize),
-    /// The foundations (the card's suit picks the pile).
+    /// Reserve cell, 0-based (`r1` is `Cell(0)`).
+    Cell(usize),
+    /// The foundations: as a destination the card picks the pile; as a source (foundation
+    /// return) the one top card that can go where asked.
     Foundation,
+    /// This card on top of a foundation, as a source (foundation return): `f:5H`.
+    Home(Card),
+    /// The stock (`s`): it deals to the waste.
+    Stock,
+    /// The waste (`w`): its top card plays.
+    Waste,
 }
 
 /// The keys of the tableau piles, in order: the top row of the keyboard.
 pub const PILE_KEYS: [char; 12] = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '='];
 
 impl Target {
-    /// The pile name used in moves: `t3`, `f`.
+    /// The pile name used in moves: `t3`, `r1`, `f`, `f:5H`, `s`, `w`.
     pub fn name(self) -> String {
         match self {
             Target::Pile(i) => format!("t{}", i + 1),
+            Target::Cell(k) => format!("r{}", k + 1),
             Target::Foundation => "f".to_string(),
+            Target::Home(c) => format!("f:{c}"),
+            Target::Stock => "s".to_string(),
+            Target::Waste => "w".to_string(),
         }
     }
 
-    /// The key that picks this pile in the full-screen game.
-    pub fn key(self) -> Option<char> {
+    /// The keys that pick this pile in the full-screen game: `3`, `r1`, `f`, `s`, `w`.
+    pub fn keys(self) -> Option<String> {
         match self {
-            Target::Pile(i) => PILE_KEYS.get(i).copied(),
-            Target::Foundation => Some('f'),
+            Target::Pile(i) => PILE_KEYS.get(i).map(char::to_string),
+            Target::Cell(k) if k < 9 => Some(format!("r{}", k + 1)),
+            Target::Cell(_) => None,
+            Target::Foundation | Target::Home(_) => Some("f".to_string()),
+            Target::Stock => Some("s".to_string()),
+            Target::Waste => Some("w".to_string()),
         }
     }
 
-    /// The pile a key picks on a board with `piles` tableau piles: `1`..`9`, `0`, `-`, `=`
-    /// for t1..t12, `f` for the foundations.
-    pub fn of_key(key: char, piles: usize) -> Option<Target> {
-        if key == 'f' {
-            return Some(Target::Foundation);
+    /// The pile that keys pick on a board of this shape: `1`..`9`, `0`, `-`, `=` for
+    /// t1..t12, `r1`.. for the cells, `f` for the foundations, `s` and `w` for the stock
+    /// and the waste.
+    pub fn of_keys(keys: &str, shape: Shape) -> Option<Target> {
+        let mut chars = keys.chars();
+        let first = chars.next()?;
+        let rest = chars.as_str();
+        match (first, rest) {
+            ('f', "") => Some(Target::Foundation),
+            ('s', "") if shape.stock => Some(Target::Stock),
+            ('w', "") if shape.stock => Some(Target::Waste),
+            ('r', k) => k
+                .parse::<usize>()
+                .ok()
+                .filter(|k| (1..=shape.cells.min(9)).contains(k))
+                .map(|k| Target::Cell(k - 1)),
+            (c, "") => PILE_KEYS
+                .iter()
+                .position(|&k| k == c)
+                .filter(|&i| i < shape.piles)
+                .map(Target::Pile),
+            _ => None,
         }
-        PILE_KEYS
-            .iter()
-            .position(|&k| k == key)
-            .filter(|&i| i < piles)
-            .map(Target::Pile)
     }
 
-    /// Reads a pile word: `t3`, `3` or `f` (any case).
+    /// Reads a pile word: `t3` or `3`, `r1`, `f`, `f:5H` (a foundation card), `s`, `w`
+    /// (any case).
     ///
     /// # Errors
     /// What the word should have been.
-    pub fn parse(word: &str, piles: usize) -> Result<Target, String> {
+    pub fn parse(word: &str, shape: Shape) -> Result<Target, String> {
         let w = word.trim().to_ascii_lowercase();
-        if w == "f" {
-            return Ok(Target::Foundation);
+        let bad = || format!("`{word}` is not a pile ({})", shape.names());
+        if let Some(card) = w.strip_prefix("f:") {
+            return card
+                .parse::<Card>()
+                .map(Target::Home)
+                .map_err(|e| format!("`{word}`: {e}"));
+        }
+        match w.as_str() {
+            "f" => return Ok(Target::Foundation),
+            "s" if shape.stock => return Ok(Target::Stock),
+            "w" if shape.stock => return Ok(Target::Waste),
+            _ => {}
+        }
+        if let Some(k) = w.strip_prefix('r') {
+            return match k.parse::<usize>() {
+                Ok(k) if (1..=shape.cells).contains(&k) => Ok(Target::Cell(k - 1)),
+                _ => Err(bad()),
+            };
         }
         let digits = w.strip_prefix('t').unwrap_or(&w);
         match digits.parse::<usize>() {
-            Ok(n) if (1..=piles).contains(&n) => Ok(Target::Pile(n - 1)),
-            _ => Err(format!(
-                "`{word}` is not a pile (t1..t{piles}, or 1..{piles}, or f)"
-            )),
+            Ok(n) if (1..=shape.piles).contains(&n) => Ok(Target::Pile(n - 1)),
+            _ => Err(bad()),
         }
     }
 
-    /// The pile a step names, if it is one of these.
-    pub fn of_name(name: &str, piles: usize) -> Option<Target> {
-        Target::parse(name, piles).ok()
+    /// True if `s` moves a card from this pile (`Foundation` stands for any foundation top).
+    pub fn is_source_of(self, s: &Step) -> bool {
+        match self {
+            Target::Foundation => s.from == "f",
+            Target::Home(c) => s.from == "f" && s.card == c,
+            t => s.from == t.name(),
+        }
     }
+
+    /// The name of the pile a move goes to (a foundation card stands for the foundations).
+    fn destination(self) -> String {
+        match self {
+            Target::Home(_) => "f".to_string(),
+            t => t.name(),
+        }
+    }
+}
+
+/// The source of a step as a [`Target`] names it: `f:5H` for a foundation card.
+pub fn source_name(s: &Step) -> String {
+    if s.from == "f" {
+        format!("f:{}", s.card)
+    } else {
+        s.from.clone()
+    }
+}
+
+// The automatic foundation moves are the solver's own reductions (`Position::safe_move` in
+// `state.rs`, where each is proved): one function per build rule below, each a copy of its
+// arm there, and none at all with foundation return (a card sent home can come back, so
+// home is not final and no argument applies). `next_safe_step` tries the tableau tops
+// t1, t2, … then the cell cards, as the solver does.
+
+/// Building down regardless of suit, one deck: a card of rank `r` is safe when every
+/// foundation holds at least `r-2` (Horne's rule). Only a card of rank r-1 could ever be
+/// placed on it; each of those can then go home itself at any time and nothing can be built
+/// on it (its r-2 cards are all home), so no card ever needs this one to stay out.
+fn safe_down_any_suit(board: &Board, card: Card) -> bool {
+    let least = board.foundations.iter().map(Vec::len).min().unwrap_or(0);
+    usize::from(card.rank()) <= least + 2
+}
+
+/// Up or down in suit, one deck: every card that fits. A card put on it later could only be
+/// its suit one rank above (which then fits home itself) or one below (home already); see
+/// `Position::safe_move` for the whole argument.
+fn safe_up_down_in_suit() -> bool {
+    true
+}
+
+/// Down in suit (courtyard, two decks): both cards one rank lower of its suit are home, so
+/// nothing can ever be built on it; and, while the waste or the stock holds cards, only a
+/// tableau card with a card under it (`alone` false), because emptying a pile fills it from
+/// the waste and changes every later fill.
+fn safe_down_in_suit(board: &Board, card: Card, alone: bool) -> bool {
+    let suit = card.suit();
+    let mut heights: Vec<usize> = board
+        .foundations
+        .iter()
+        .filter(|p| p.last().is_some_and(|t| t.suit() == suit))
+        .map(Vec::len)
+        .collect();
+    // Piles of the suit (one per deck); a pile not started yet stands at 0.
+    heights.resize(board.rules().decks.into(), 0);
+    let low = heights.into_iter().min().unwrap_or(0);
+    let fill = board.rules().stock && !(board.waste.is_empty() && board.stock.is_empty());
+    usize::from(card.rank()) <= low + 1 && !(alone && fill)
 }
 
 /// True if `card` may go to its foundation automatically: no win is ever lost by sending
-/// it there now. Extend this with one arm per build rule.
-pub fn safe_home(rules: &Rules, foundations: &[Vec<Card>], card: Card) -> bool {
-    match rules.build {
-        // Horne's rule, the same as the solver's (`Position::safe_move`): with building down
-        // regardless of suit, only cards of rank r-1 could ever be placed on a card of rank r.
-        // When every foundation holds at least r-2, each of those r-1 cards can go home
-        // itself at any time, and nothing can be built on it (its r-2 cards are all home),
-        // so no card ever needs the r card to stay out.
-        Build::DownAnySuit => {
-            let least = foundations.iter().map(Vec::len).min().unwrap_or(0);
-            usize::from(card.rank()) <= least + 2
-        }
-        // Up or down in suit with one deck: every card that fits (see
-        // `Position::safe_move` for the argument).
-        Build::UpDownSuit => rules.decks == 1,
-        // Courtyard: both cards one rank lower of the suit must be home; the caller's fill
-        // rule is the solver's (see `Position::safe_move`). Not played automatically here.
-        Build::DownSuit => false,
+/// it there now. `alone` says the card is the last one of its tableau pile (false for a
+/// cell card). Whether it fits is the caller's question.
+pub fn safe_home(board: &Board, card: Card, alone: bool) -> bool {
+    let rules = board.rules();
+    if rules.options.foundation_return {
+        return false;
+    }
+    match (rules.build, rules.decks) {
+        (Build::DownAnySuit, 1) => safe_down_any_suit(board, card),
+        (Build::UpDownSuit, 1) => safe_up_down_in_suit(),
+        (Build::DownSuit, _) => safe_down_in_suit(board, card, alone),
+        _ => false,
     }
 }
 
-/// The first automatic move on `board`, scanning t1, t2, …: a top card that fits its
-/// foundation and is [`safe_home`].
-pub fn next_safe_step(rules: &Rules, board: &Board) -> Option<Step> {
-    board.tableau.iter().enumerate().find_map(|(i, pile)| {
+/// The first automatic foundation move on `board`, trying the tableau tops t1, t2, … and
+/// then the cell cards r1, r2, …: a card that fits its foundation and is [`safe_home`].
+pub fn next_safe_step(board: &Board) -> Option<Step> {
+    let piles = board.tableau.iter().enumerate().filter_map(|(i, pile)| {
         let &card = pile.last()?;
-        if !safe_home(rules, &board.foundations, card) {
+        Some((card, Target::Pile(i), pile.len() == 1))
+    });
+    let cells = board
+        .reserve
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| c.map(|c| (c, Target::Cell(k), false)));
+    piles.chain(cells).find_map(|(card, from, alone)| {
+        if !safe_home(board, card, alone) {
             return None;
         }
-        let s = step(card, &Target::Pile(i).name(), "f");
+        let s = step(card, &from.name(), "f");
         board.clone().play(&s).ok().map(|()| s)
     })
+}
+
+/// The forced fill of an emptied pile in a stock game, if one is due: the waste's top card,
+/// or the stock's next card when the waste is empty ([`Board::pending_fill`]).
+pub fn fill_step(board: &Board) -> Option<Step> {
+    let e = board.pending_fill()?;
+    let to = Target::Pile(e).name();
+    match board.waste.last() {
+        Some(&c) => Some(step(c, "w", &to)),
+        None => board.stock.first().map(|&c| step(c, "s", &to)),
+    }
 }
 
 /// One move in the game's history.
@@ -176,7 +335,7 @@ pub fn next_safe_step(rules: &Rules, board: &Board) -> Option<Step> {
 pub struct Entry {
     /// The move.
     pub step: Step,
-    /// Made by the automatic safe moves, not by the player.
+    /// Made by the game (a safe foundation move or a forced fill), not by the player.
     pub auto: bool,
 }
 
@@ -229,13 +388,18 @@ impl Game {
     }
 
     /// The rules.
-    pub fn rules(&self) -> &Rules {
+    pub fn rules(&self) -> &crate::rules::Rules {
         &self.deal.rules
     }
 
     /// The board now.
     pub fn board(&self) -> &Board {
         &self.board
+    }
+
+    /// The piles of the board.
+    pub fn shape(&self) -> Shape {
+        Shape::of(&self.board)
     }
 
     /// The moves made, in order.
@@ -275,15 +439,16 @@ impl Game {
         self.done.push(Entry { step, auto });
     }
 
-    /// Makes every automatic move there is (if they are on) and returns them.
+    /// Makes the automatic moves there are and returns them: a forced fill always, the
+    /// safe foundation moves while automatic moves are on.
     fn autoplay(&mut self) -> Vec<Step> {
         let mut made = Vec::new();
-        if !self.auto {
-            return made;
-        }
-        while let Some(s) = next_safe_step(&self.deal.rules, &self.board) {
+        loop {
+            let next = fill_step(&self.board)
+                .or_else(|| self.auto.then(|| next_safe_step(&self.board)).flatten());
+            let Some(s) = next else { break };
             if self.board.play(&s).is_err() {
-                break; // cannot happen: next_safe_step tried it
+                break; // cannot happen: both come from the checker's own rules
             }
             self.record(s.clone(), true);
             made.push(s);
@@ -291,29 +456,90 @@ impl Game {
         made
     }
 
-    /// The top card of a source pile.
-    fn source_card(&self, from: Target) -> Result<Card, String> {
-        match from {
-            Target::Pile(i) => match self.board.tableau.get(i) {
-                None => Err(format!("there is no pile {}", from.name())),
-                Some(p) => p
-                    .last()
-                    .copied()
-                    .ok_or_else(|| format!("{} is empty", from.name())),
-            },
-            Target::Foundation => {
-                Err("cards on the foundations stay there in these rules".to_string())
-            }
+    /// The move from `from` to `to`: exactly `count` cards when given, else the longest run
+    /// that may go (one card under single-card rules; for `Foundation` as the source, the
+    /// one foundation card that fits).
+    ///
+    /// # Errors
+    /// Why there is no such move.
+    pub fn step_of(&self, from: Target, to: Target, count: Option<usize>) -> Result<Step, String> {
+        let b = &self.board;
+        if matches!(from, Target::Foundation | Target::Home(_))
+            && !self.rules().options.foundation_return
+        {
+            return Err(
+                "cards on the foundations stay there in these rules (no foundation return)"
+                    .to_string(),
+            );
+        }
+        let dest = to.destination();
+        if count.is_some_and(|n| n > 1)
+            && self.rules().options.sequence_moves == SequenceMoves::Single
+        {
+            return Err(
+                "these rules move one card at a time (runs move as one under --sequence-moves unlimited)"
+                    .to_string(),
+            );
+        }
+        if let Some(n) = count {
+            return b.step_named(&from.name(), &dest, n);
+        }
+        let legal: Vec<Step> = b
+            .legal_steps()
+            .into_iter()
+            .filter(|s| from.is_source_of(s) && s.to == dest)
+            .collect();
+        if from == Target::Foundation && legal.len() > 1 {
+            let cards: Vec<String> = legal.iter().map(|s| format!("f:{}", s.card)).collect();
+            return Err(format!(
+                "several foundation cards can go to {dest}: name one ({})",
+                cards.join(", ")
+            ));
+        }
+        match legal.into_iter().max_by_key(|s| s.count) {
+            Some(s) => Ok(s),
+            None if from == Target::Foundation => Err(if b.foundations.iter().all(Vec::is_empty) {
+                "the foundations are empty".to_string()
+            } else {
+                format!("no foundation card can go to {dest}")
+            }),
+            None => b.step_named(&from.name(), &dest, 1),
         }
     }
 
-    /// Plays the top card of `from` onto `to`, then the automatic moves.
+    /// Plays from `from` to `to` (see [`Game::step_of`] for `count`), then the automatic
+    /// moves.
     ///
     /// # Errors
     /// Why the move is illegal; nothing changes then.
-    pub fn play(&mut self, from: Target, to: Target) -> Result<Played, String> {
-        let card = self.source_card(from)?;
-        self.play_step(&step(card, &from.name(), &to.name()))
+    pub fn play(
+        &mut self,
+        from: Target,
+        to: Target,
+        count: Option<usize>,
+    ) -> Result<Played, String> {
+        let s = self.step_of(from, to, count)?;
+        self.play_step(&s).map_err(|why| {
+            // A single card that does not fit, where a run would: say so.
+            let run = (count == Some(1)
+                && self.rules().options.sequence_moves == SequenceMoves::Unlimited)
+                .then(|| {
+                    self.board
+                        .legal_steps()
+                        .into_iter()
+                        .find(|l| from.is_source_of(l) && l.to == to.destination() && l.count > 1)
+                })
+                .flatten();
+            match run {
+                Some(l) => format!(
+                    "{why} (a run of {n} fits: `{} {} {n}`)",
+                    l.from,
+                    l.to,
+                    n = l.count
+                ),
+                None => why,
+            }
+        })
     }
 
     /// Plays a named move, then the automatic moves.
@@ -321,7 +547,20 @@ impl Game {
     /// # Errors
     /// Why the move is illegal; nothing changes then.
     pub fn play_step(&mut self, s: &Step) -> Result<Played, String> {
-        self.board.play(s)?;
+        self.board.play(s).map_err(|why| {
+            // A move the game has just made by itself (typed from a solver's line, say).
+            let made = self
+                .done
+                .iter()
+                .rev()
+                .take_while(|e| e.auto)
+                .any(|e| &e.step == s);
+            if made {
+                format!("{s} was made automatically just now ({why})")
+            } else {
+                why
+            }
+        })?;
         self.record(s.clone(), false);
         let auto = self.autoplay();
         Ok(Played {
@@ -330,60 +569,118 @@ impl Game {
         })
     }
 
-    /// Moves the top card of `from` where it does most good, as a single click does in the
-    /// seed games: home if it fits, else onto another card, else to an empty pile.
+    /// Moves the card (or run) of `from` where it does most good, as a single click does in
+    /// the seed games: home if it fits, else onto another card (the longest run that goes),
+    /// else to an empty pile (a run that leaves a card behind, if one may go), else to a
+    /// cell. The stock deals.
     ///
     /// # Errors
-    /// Why no move of that card exists.
+    /// Why no move from that pile exists.
     pub fn quick(&mut self, from: Target) -> Result<Played, String> {
-        let card = self.source_card(from)?;
-        let name = from.name();
-        let legal: Vec<Step> = self
-            .board
+        if from == Target::Foundation && self.rules().options.foundation_return {
+            return Err("name the foundation card to move, like `f:5H`".to_string());
+        }
+        let b = &self.board;
+        let legal: Vec<Step> = b
             .legal_steps()
             .into_iter()
-            .filter(|s| s.from == name)
+            .filter(|s| from.is_source_of(s))
             .collect();
-        let onto_card = |s: &&Step| {
-            Target::of_name(&s.to, self.board.tableau.len())
-                .is_some_and(|t| matches!(t, Target::Pile(j) if !self.board.tableau[j].is_empty()))
+        let pile = |s: &Step| match Target::parse(&s.to, self.shape()) {
+            Ok(Target::Pile(j)) => Some(&b.tableau[j]),
+            _ => None,
         };
-        let best = legal
+        let left = |s: &Step| match from {
+            Target::Pile(i) => b.tableau[i].len() - s.count,
+            _ => 1,
+        };
+        let home = legal.iter().find(|s| s.to == "f");
+        let onto_card = legal
             .iter()
-            .find(|s| s.to == "f")
-            .or_else(|| legal.iter().find(onto_card))
+            .filter(|s| pile(s).is_some_and(|p| !p.is_empty()))
+            .max_by_key(|s| s.count);
+        let to_space = legal
+            .iter()
+            .filter(|s| pile(s).is_some_and(Vec::is_empty))
+            .max_by_key(|s| (left(s) > 0, s.count));
+        let best = home
+            .or(onto_card)
+            .or(to_space)
             .or_else(|| legal.first())
             .cloned();
         match best {
             Some(s) => self.play_step(&s),
-            None => Err(format!("{card} on {name} has no legal move")),
+            None => Err(match from {
+                Target::Stock if b.stock.is_empty() => "the stock is empty".to_string(),
+                Target::Foundation | Target::Home(_) if !self.rules().options.foundation_return => {
+                    "cards on the foundations stay there in these rules (no foundation return)"
+                        .to_string()
+                }
+                _ => match b.step_named(&from.name(), "f", 1) {
+                    Ok(s) => format!("{} on {} has no legal move", s.card, from.name()),
+                    Err(e) => e,
+                },
+            }),
         }
     }
 
-    /// Takes back the last move (an automatic move counts as one).
-    pub fn undo(&mut self) -> Option<Entry> {
-        let e = self.done.pop()?;
+    /// The board after the moves made, replayed from the deal.
+    fn replayed(&self) -> Board {
         let mut b = Board::new(&self.deal);
         for d in &self.done {
             // Every move in the history was legal when it was made, from this same start.
             let _ = b.play(&d.step);
         }
-        self.board = b;
-        self.undone.push(e.clone());
-        Some(e)
+        b
     }
 
-    /// Makes the last undone move again.
-    pub fn redo(&mut self) -> Option<Entry> {
-        let e = self.undone.pop()?;
-        if self.board.play(&e.step).is_err() {
-            // The redo list always starts from this position; a failure would be a bug, and
-            // dropping the list is the safe way out.
-            self.undone.clear();
+    /// Takes back the last move (an automatic move counts as one), and with a forced fill
+    /// the move that emptied the pile too: a position waiting for its fill is never left
+    /// on the board. The moves taken back, in the order they were made.
+    pub fn undo(&mut self) -> Option<Vec<Entry>> {
+        let mut taken = vec![self.done.pop()?];
+        self.board = self.replayed();
+        while self.board.pending_fill().is_some() {
+            let Some(e) = self.done.pop() else { break };
+            taken.push(e);
+            self.board = self.replayed();
+        }
+        self.undone.extend(taken.iter().cloned());
+        taken.reverse();
+        Some(taken)
+    }
+
+    /// Makes the last undone move again, and the forced fill after it. The moves made.
+    pub fn redo(&mut self) -> Option<Vec<Entry>> {
+        let mut made = Vec::new();
+        while let Some(e) = self.undone.pop() {
+            if self.board.play(&e.step).is_err() {
+                // The redo list always starts from this position; a failure would be a bug,
+                // and dropping the list is the safe way out.
+                self.undone.clear();
+                break;
+            }
+            self.done.push(e.clone());
+            made.push(e);
+            if self.board.pending_fill().is_none() {
+                break;
+            }
+        }
+        if made.is_empty() {
             return None;
         }
-        self.done.push(e.clone());
-        Some(e)
+        // A fill the redo list did not hold (it always does) is made all the same.
+        while let Some(s) = fill_step(&self.board) {
+            if self.board.play(&s).is_err() {
+                break;
+            }
+            self.record(s.clone(), true);
+            made.push(Entry {
+                step: s,
+                auto: true,
+            });
+        }
+        Some(made)
     }
 
     /// Back to the deal: every move goes onto the redo list, then the automatic moves of the
@@ -406,8 +703,8 @@ impl Game {
     /// moves so far, which `castle verify` replays. The verdict is `solvable` when the moves
     /// win, else `unknown` (no search was made: `limit` is null). An extra `play` object
     /// keeps what the contract has no place for: which moves were automatic (1-based move
-    /// numbers), the moves that redo would bring back (next first) and the automatic-move
-    /// switch; readers of the contract ignore it.
+    /// numbers), the moves that redo would bring back (next first, with which of them were
+    /// automatic) and the automatic-move switch; readers of the contract ignore it.
     pub fn to_json(&self) -> String {
         let mv = |s: &Step| MoveJson {
             card: s.card.to_string(),
@@ -436,10 +733,23 @@ impl Game {
             .map(|(i, _)| i + 1)
             .collect();
         let redo: Vec<MoveJson> = self.undone.iter().rev().map(|e| mv(&e.step)).collect();
+        let redo_automatic: Vec<usize> = self
+            .undone
+            .iter()
+            .rev()
+            .enumerate()
+            .filter(|(_, e)| e.auto)
+            .map(|(i, _)| i + 1)
+            .collect();
         if let Value::Object(m) = &mut v {
             m.insert(
                 "play".to_string(),
-                serde_json::json!({ "automatic": automatic, "redo": redo, "auto": self.auto }),
+                serde_json::json!({
+                    "automatic": automatic,
+                    "redo": redo,
+                    "redo_automatic": redo_automatic,
+                    "auto": self.auto,
+                }),
             );
         }
         let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
@@ -471,11 +781,14 @@ impl Game {
         let v: Value = serde_json::from_str(text)
             .map_err(|e| InputError(format!("{origin}: invalid JSON: {e}")))?;
         let play = v.get("play");
-        let automatic: Vec<u64> = play
-            .and_then(|p| p.get("automatic"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_u64).collect())
-            .unwrap_or_default();
+        let numbers = |field: &str| -> Vec<u64> {
+            play.and_then(|p| p.get(field))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default()
+        };
+        let automatic = numbers("automatic");
+        let redo_automatic = numbers("redo_automatic");
         let auto = play
             .and_then(|p| p.get("auto"))
             .and_then(Value::as_bool)
@@ -515,9 +828,20 @@ impl Game {
         }
         g.undone = redo
             .into_iter()
+            .enumerate()
+            .map(|(i, step)| Entry {
+                step,
+                auto: redo_automatic.contains(&(i as u64 + 1)),
+            })
             .rev()
-            .map(|step| Entry { step, auto: false })
             .collect();
+        // A report cut short may wait for a fill: make it, as play always does.
+        while let Some(s) = fill_step(&g.board) {
+            if g.board.play(&s).is_err() {
+                break;
+            }
+            g.record(s, true);
+        }
         Ok(g)
     }
 }
@@ -541,40 +865,187 @@ mod tests {
         g.board().legal_steps().into_iter().next()
     }
 
+    /// A small deterministic generator for random playouts.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) % n as u64) as usize
+        }
+    }
+
+    /// Plays up to `moves` random legal moves (automatic moves off; fills are made), calling
+    /// `at` on every position on the way.
+    fn playout(deal: Deal, seed: u64, moves: usize, mut at: impl FnMut(&Game)) -> Game {
+        let mut g = Game::new(deal, false);
+        let mut rng = Lcg(seed);
+        for _ in 0..moves {
+            at(&g);
+            let legal = g.board().legal_steps();
+            if legal.is_empty() {
+                break;
+            }
+            // Foundation moves now and then, so the foundations grow.
+            let s = legal
+                .iter()
+                .find(|s| s.to == "f" && rng.below(2) == 0)
+                .unwrap_or(&legal[rng.below(legal.len())])
+                .clone();
+            g.play_step(&s).unwrap();
+        }
+        at(&g);
+        g
+    }
+
+    const CASTILE: &str = "\
+variant: castile
+foundations: -
+reserve: 2H AS
+t1: QS 2S 5H 6D 3H
+t2: 7C 6H AD TH 5S
+t3: 9S 2C TD 6C QH
+t4: KD JC KS 8C 9D
+t5: 7S 5D 3C KC 8H
+t6: 3S 7D 6S 8D 3D
+t7: 4H TS 9C 4D JH
+t8: AC QC 4C 4S JD
+t9: KH TC QD 9H 2D
+t10: JS 5C 8S AH 7H
+";
+
+    fn read(text: &str) -> Deal {
+        formats::read_deal(text, "test", Default::default()).unwrap()
+    }
+
     #[test]
     fn keys_and_words_name_the_same_piles() {
-        for i in 0..10 {
-            let t = Target::Pile(i);
-            assert_eq!(Target::of_key(t.key().unwrap(), 10), Some(t));
-            assert_eq!(Target::parse(&t.name(), 10), Ok(t));
-            assert_eq!(Target::parse(&(i + 1).to_string(), 10), Ok(t));
+        let shape = Shape {
+            piles: 12,
+            cells: 2,
+            stock: true,
+        };
+        let mut all: Vec<Target> = (0..12).map(Target::Pile).collect();
+        all.extend([
+            Target::Cell(0),
+            Target::Cell(1),
+            Target::Foundation,
+            Target::Stock,
+            Target::Waste,
+        ]);
+        for t in all {
+            assert_eq!(Target::of_keys(&t.keys().unwrap(), shape), Some(t));
+            assert_eq!(Target::parse(&t.name(), shape), Ok(t));
         }
-        assert_eq!(Target::of_key('9', 8), None);
-        assert_eq!(Target::of_key('f', 8), Some(Target::Foundation));
-        assert!(Target::parse("t9", 8).is_err());
-        assert!(Target::parse("x", 8).is_err());
-        assert!(Target::parse("t0", 8).is_err());
-        // r, s and w stay free for reserve cells, the stock and the waste.
-        for k in ['r', 's', 'w'] {
-            assert_eq!(Target::of_key(k, 12), None);
+        for i in 0..12 {
+            assert_eq!(
+                Target::parse(&(i + 1).to_string(), shape),
+                Ok(Target::Pile(i))
+            );
         }
+        let c = |s: &str| s.parse::<Card>().unwrap();
+        assert_eq!(Target::parse("f:5h", shape), Ok(Target::Home(c("5H"))));
+        assert_eq!(Target::Home(c("5H")).name(), "f:5H");
+        let bc = Shape {
+            piles: 8,
+            cells: 0,
+            stock: false,
+        };
+        assert_eq!(Target::of_keys("9", bc), None);
+        assert_eq!(Target::of_keys("f", bc), Some(Target::Foundation));
+        assert_eq!(Target::of_keys("r3", shape), None);
+        for bad in ["t9", "x", "t0", "r1", "s", "w", "f:", "f:1X"] {
+            assert!(Target::parse(bad, bc).is_err(), "{bad}");
+        }
+        for k in ["r", "s", "w", "r1"] {
+            assert_eq!(Target::of_keys(k, bc), None, "{k}");
+        }
+        assert!(Target::parse("r3", shape).unwrap_err().contains("r1..r2"));
+    }
+
+    #[test]
+    fn the_view_shows_cells_stock_and_waste_in_its_orders() {
+        let deal = read(CASTILE);
+        let v = view(&Board::new(&deal));
+        assert_eq!(
+            v.reserve,
+            vec![deal.reserve.first().copied(), deal.reserve.get(1).copied()]
+        );
+        assert_eq!(v.total(), 52);
+        let court = Deal::from_seed(Variant::Courtyard.rules(), 1);
+        let mut b = Board::new(&court);
+        b.play(&step(court.stock[0], "s", "w")).unwrap();
+        let v = view(&b);
+        assert_eq!(v.waste, vec![court.stock[0]]);
+        assert_eq!(v.next_stock(), Some(court.stock[1]));
+        assert_eq!(v.stock.len(), 91);
+        assert_eq!(v.foundations.len(), 8);
+        assert_eq!(v.total(), 104);
     }
 
     #[test]
     fn safe_rule_is_horne_rule() {
-        let r = Variant::BeleagueredCastle.rules();
-        let f = |h: [usize; 4]| -> Vec<Vec<Card>> {
-            Suit::ALL
-                .iter()
-                .map(|&s| (1..=h[s.index()] as u8).map(|k| Card::new(k, s)).collect())
-                .collect()
+        let deal = |h: [u8; 4]| Deal {
+            foundations: [h[0], h[1], h[2], h[3], 0, 0, 0, 0],
+            ..Deal::empty(Variant::BeleagueredCastle.rules())
         };
         let c = |s: &str| s.parse::<Card>().unwrap();
-        assert!(safe_home(&r, &f([1, 1, 1, 1]), c("3C")));
-        assert!(!safe_home(&r, &f([2, 1, 1, 1]), c("4C")));
-        assert!(safe_home(&r, &f([2, 2, 2, 2]), c("4C")));
-        assert!(safe_home(&r, &f([0, 0, 0, 0]), c("2H")));
-        assert!(!safe_home(&r, &f([0, 5, 5, 5]), c("3H")));
+        let safe = |h, card| safe_home(&Board::new(&deal(h)), c(card), false);
+        assert!(safe([1, 1, 1, 1], "3C"));
+        assert!(!safe([2, 1, 1, 1], "4C"));
+        assert!(safe([2, 2, 2, 2], "4C"));
+        assert!(safe([0, 0, 0, 0], "2H"));
+        assert!(!safe([0, 5, 5, 5], "3H"));
+        // No automatic moves at all with foundation return.
+        let back = Deal {
+            rules: Variant::BeleagueredCastle
+                .rules()
+                .with_foundation_return(true),
+            ..deal([1, 1, 1, 1])
+        };
+        assert!(!safe_home(&Board::new(&back), c("2C"), false));
+    }
+
+    /// The automatic moves are the solver's: on random positions of every variant (and with
+    /// foundation return), the first safe move is the one `Position::safe_move` makes.
+    #[test]
+    fn automatic_moves_are_the_solvers_safe_moves() {
+        let mut rules: Vec<crate::Rules> = Variant::ALL.iter().map(|v| v.rules()).collect();
+        rules.push(Variant::Fortress.rules().with_foundation_return(true));
+        rules.push(Variant::Courtyard.rules().with_foundation_return(true));
+        let mut compared = [0usize; 2];
+        for r in rules {
+            for seed in 1..=6 {
+                let deal = Deal::from_seed(r, seed);
+                playout(deal, seed, 120, |g| {
+                    let b = g.board();
+                    let ours = next_safe_step(b);
+                    let theirs = crate::state::Position::new(&b.to_deal()).safe_move();
+                    compared[usize::from(ours.is_some())] += 1;
+                    match (&ours, theirs) {
+                        (None, None) => {}
+                        (Some(s), Some(m)) => {
+                            assert_eq!(s.card, m.card, "{}: {b:?}", r.variant);
+                            let name = crate::moves::pile_name(m.from);
+                            // The search packs the cell cards to the front.
+                            assert!(
+                                s.from == name || s.from.starts_with('r') && name.starts_with('r'),
+                                "{} {s} vs {name}",
+                                r.variant
+                            );
+                        }
+                        _ => panic!(
+                            "{}: ours {ours:?}, the solver's {theirs:?}: {b:?}",
+                            r.variant
+                        ),
+                    }
+                });
+            }
+        }
+        assert!(compared[0] > 100 && compared[1] > 20, "{compared:?}");
     }
 
     #[test]
@@ -589,10 +1060,10 @@ mod tests {
         assert_eq!(manual, 0);
         assert!(auto >= 1);
         assert!(g.history().iter().all(|e| e.auto));
-        assert!(next_safe_step(g.rules(), g.board()).is_none());
+        assert!(next_safe_step(g.board()).is_none());
         let mut g2 = g.clone();
         for _ in 0..auto {
-            assert!(g2.undo().unwrap().auto);
+            assert!(g2.undo().unwrap()[0].auto);
         }
         assert_eq!(g2.board(), &Board::new(&deal));
         // Undo does not make the automatic moves again.
@@ -604,6 +1075,151 @@ mod tests {
         assert_eq!(g2.board(), g.board());
         let off = Game::new(deal.clone(), false);
         assert_eq!(off.history().len(), 0);
+    }
+
+    #[test]
+    fn an_emptied_courtyard_pile_is_filled_at_once_and_undo_takes_both_back() {
+        // Courtyard deal 1 has AC alone on t5: sending it home empties t5.
+        let deal = Deal::from_seed(Variant::Courtyard.rules(), 1);
+        assert_eq!(deal.tableau[4], vec!["AC".parse::<Card>().unwrap()]);
+        for auto in [false, true] {
+            let mut g = Game::new(deal.clone(), auto);
+            let start = g.board().clone();
+            let p = g.play(Target::Pile(4), Target::Foundation, None).unwrap();
+            // The stock's next card fills t5 (the waste is empty), even with auto off.
+            assert_eq!(p.auto[0], step(deal.stock[0], "s", "t5"));
+            assert!(g.history()[1].auto);
+            assert!(g.board().pending_fill().is_none());
+            let undone = g.undo().unwrap();
+            assert_eq!(undone[0].step.to, "f");
+            assert!(undone.len() >= 2);
+            if !auto {
+                assert_eq!(g.board(), &start);
+                assert_eq!(undone.len(), 2);
+            }
+            // Redo makes the move and its fill again.
+            let redone = g.redo().unwrap();
+            assert_eq!(redone.len(), 2);
+            assert_eq!(redone[1].step, p.auto[0]);
+            // Typing the fill again says it was made.
+            let e = g.play_step(&p.auto[0]).unwrap_err();
+            assert!(e.contains("made automatically"), "{e}");
+        }
+        // Random courtyard games never rest on a pile waiting for its fill, and undo
+        // walks back to the deal through positions seen on the way.
+        for seed in 1..=4 {
+            let mut seen = Vec::new();
+            let mut g = playout(
+                Deal::from_seed(Variant::Courtyard.rules(), seed),
+                seed,
+                80,
+                |g| {
+                    assert!(g.board().pending_fill().is_none());
+                    seen.push(g.board().clone());
+                },
+            );
+            assert!(g
+                .history()
+                .iter()
+                .any(|e| e.auto && e.step.to.starts_with('t')));
+            while g.undo().is_some() {
+                assert!(seen.contains(g.board()));
+            }
+            assert_eq!(g.board(), &seen[0]);
+        }
+    }
+
+    #[test]
+    fn castile_cells_take_and_give_cards() {
+        let mut g = Game::new(read(CASTILE), false);
+        // Both cells are full: t1's top cannot go to r1.
+        let before = g.board().clone();
+        let e = g.play(Target::Pile(0), Target::Cell(0), None).unwrap_err();
+        assert!(e.contains("already holds"), "{e}");
+        assert_eq!(g.board(), &before);
+        // AS from r2 home, then 3H from t1 into the empty cell; it cannot go back onto 6D.
+        g.play(Target::Cell(1), Target::Foundation, None).unwrap();
+        g.play(Target::Pile(0), Target::Cell(1), None).unwrap();
+        assert_eq!(g.board().reserve[1], Some("3H".parse().unwrap()));
+        let before = g.board().clone();
+        let e = g.play(Target::Cell(1), Target::Pile(0), None).unwrap_err();
+        assert!(e.contains("cannot go on 6D"), "{e}");
+        assert_eq!(g.board(), &before);
+        g.undo();
+        g.undo();
+        assert_eq!(g.board(), &Board::new(g.deal()));
+    }
+
+    /// A fortress end game: the queens of three suits home, the spades to the nine.
+    const FORTRESS_END: &str = "\
+variant: fortress
+foundations: QC QD QH 9S
+t1: KC
+t2: KD
+t3: KH JS
+t4: KS TS QS
+t5:
+t6:
+t7:
+t8:
+t9:
+t10:
+";
+
+    #[test]
+    fn foundation_cards_come_back_only_with_foundation_return() {
+        let c = |s: &str| s.parse::<Card>().unwrap();
+        let mut g = Game::new(read(FORTRESS_END), false);
+        let e = g
+            .play(Target::Foundation, Target::Pile(0), None)
+            .unwrap_err();
+        assert!(e.contains("no foundation return"), "{e}");
+        let text = format!("{FORTRESS_END}foundation-return: yes\n");
+        let mut g = Game::new(read(&text), false);
+        // Only QC goes on KC; any of the four may go to an empty pile.
+        let p = g.play(Target::Foundation, Target::Pile(0), None).unwrap();
+        assert_eq!(p.step, step(c("QC"), "f", "t1"));
+        let e = g
+            .play(Target::Foundation, Target::Pile(4), None)
+            .unwrap_err();
+        assert!(e.contains("f:QD"), "{e}");
+        g.play(Target::Home(c("9S")), Target::Pile(4), None)
+            .unwrap();
+        assert_eq!(g.board().tableau[4], vec![c("9S")]);
+        // No automatic moves with foundation return.
+        assert_eq!(g.set_auto(true), vec![]);
+    }
+
+    #[test]
+    fn runs_move_as_one_under_unlimited_sequence_moves() {
+        let text = "\
+variant: fortress
+sequence-moves: unlimited
+foundations: QC QD QH 7S
+t1: KS 9S 8S
+t2: TS
+t3: KC
+t4: KD
+t5: KH
+t6: JS QS
+t7:
+t8:
+t9:
+t10:
+";
+        let mut g = Game::new(read(text), false);
+        let before = g.board().clone();
+        let e = g
+            .play(Target::Pile(0), Target::Pile(1), Some(1))
+            .unwrap_err();
+        assert!(e.contains("a run of 2 fits: `t1 t2 2`"), "{e}");
+        assert_eq!(g.board(), &before);
+        let p = g.play(Target::Pile(0), Target::Pile(1), None).unwrap();
+        assert_eq!(p.step.count, 2);
+        assert_eq!(g.board().tableau[1].len(), 3);
+        g.undo();
+        g.play(Target::Pile(0), Target::Pile(1), Some(2)).unwrap();
+        assert_eq!(g.board().tableau[1].len(), 3);
     }
 
     #[test]
@@ -634,7 +1250,7 @@ mod tests {
         // Making the next undone move by hand keeps the rest of the redo list; any other
         // move clears it.
         let mut other = g.clone();
-        let redone = g.clone().redo().unwrap().step;
+        let redone = g.clone().redo().unwrap()[0].step.clone();
         g.play_step(&redone).unwrap();
         assert_eq!(g.redo_len(), n - 1);
         if let Some(s) = other
@@ -653,18 +1269,28 @@ mod tests {
         let mut g = Game::new(bc(3), false);
         let before = g.board().clone();
         // A card never goes onto its own pile, and a pile that does not exist is refused.
-        assert!(g.play(Target::Pile(0), Target::Pile(0)).is_err());
-        assert!(g.play(Target::Pile(9), Target::Pile(0)).is_err());
-        assert!(g.play(Target::Foundation, Target::Pile(0)).is_err());
+        assert!(g.play(Target::Pile(0), Target::Pile(0), None).is_err());
+        assert!(g.play(Target::Pile(9), Target::Pile(0), None).is_err());
+        assert!(g.play(Target::Foundation, Target::Pile(0), None).is_err());
+        assert!(g.play(Target::Stock, Target::Waste, None).is_err());
+        assert!(g.quick(Target::Cell(0)).is_err());
         assert_eq!(g.board(), &before);
         assert_eq!(g.history().len(), 0);
+        // The stock deals only to the waste.
+        let mut c = Game::new(Deal::from_seed(Variant::Courtyard.rules(), 2), false);
+        let before = c.board().clone();
+        let e = c.play(Target::Stock, Target::Pile(0), None).unwrap_err();
+        assert!(e.contains("stock cards go to the waste"), "{e}");
+        assert_eq!(c.board(), &before);
+        let p = c.quick(Target::Stock).unwrap();
+        assert_eq!(p.step.to, "w");
     }
 
     #[test]
     fn quick_prefers_the_foundation() {
         let mut g = Game::new(bc(11), false);
         if let Some(s) = g.board().legal_steps().into_iter().find(|s| s.to == "f") {
-            let from = Target::parse(&s.from, 8).unwrap();
+            let from = Target::parse(&s.from, g.shape()).unwrap();
             let p = g.quick(from).unwrap();
             assert_eq!(p.step, s);
         }
@@ -672,22 +1298,30 @@ mod tests {
 
     #[test]
     fn save_and_load_restore_the_game() {
-        let mut g = Game::new(bc(5), true);
-        for _ in 0..5 {
-            let Some(s) = some_move(&g) else { break };
-            g.play_step(&s).unwrap();
+        let mut texts = Vec::new();
+        for deal in [
+            bc(5),
+            Deal::from_seed(Variant::Courtyard.rules(), 1),
+            read(CASTILE),
+        ] {
+            let mut g = playout(deal, 9, 40, |_| {});
+            g.set_auto(true);
+            g.undo();
+            g.undo();
+            let text = g.to_json();
+            let back = Game::from_json(&text, "save.json").unwrap();
+            assert_eq!(back.board(), g.board());
+            assert_eq!(back.history(), g.history());
+            assert_eq!(back.undone, g.undone);
+            assert_eq!(back.auto(), g.auto());
+            // It is the solve report of the contract, and the checker replays it.
+            let r: Report = serde_json::from_str(&text).unwrap();
+            assert_eq!(r.moves.len(), g.history().len());
+            assert_eq!(r.verdict, "unknown");
+            crate::check::replay(g.deal(), &r.steps("save").unwrap()).unwrap();
+            texts.push(text);
         }
-        g.undo();
-        let text = g.to_json();
-        let back = Game::from_json(&text, "save.json").unwrap();
-        assert_eq!(back.board(), g.board());
-        assert_eq!(back.history(), g.history());
-        assert_eq!(back.redo_len(), g.redo_len());
-        assert_eq!(back.auto(), g.auto());
-        // It is the solve report of the contract.
-        let r: Report = serde_json::from_str(&text).unwrap();
-        assert_eq!(r.moves.len(), g.history().len());
-        assert_eq!(r.verdict, "unknown");
+        let text = &texts[0];
         // A bad move is named by number.
         let bad = text.replacen("\"to\": \"", "\"to\": \"t99", 1);
         let e = Game::from_json(&bad, "save.json").unwrap_err();

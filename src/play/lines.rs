@@ -6,17 +6,22 @@
 //! framed by `#` comment lines for the title and the status.
 
 use super::coach::Mark;
-use super::game::{view, Target};
+use super::game::{view, Shape, Target};
 use super::session::{Action, Reply, Session};
 use crate::card::Card;
-use crate::rules::Variant;
+use crate::rules::{SequenceMoves, Variant};
 use std::io::{self, BufRead, Write};
 
 /// The commands of the line mode, for `help`.
 pub const HELP: &str = "\
-commands (one per line; piles are t1..tN or 1..N, the foundations f):
+commands (one per line; piles are t1..tN or 1..N, cells r1..rK, the foundations f,
+the stock s and the waste w):
   t3 f          move the top card of t3 to its foundation
   t1 t5         move the top card of t1 onto t5
+  t1 t5 3       move a run of 3 cards (under --sequence-moves unlimited)
+  t4 r2         move the top card of t4 to reserve cell r2; r2 t1 plays it back
+  s w, deal     deal a card from the stock to the waste; w t3 plays the waste's top card
+  f:5H t2       bring 5H back from the foundations (under --foundation-return)
   t3            move the top card of t3 where it does most good (home, onto a card, to a space)
   undo [N]      take back N moves (1); an automatic move counts as one
   redo [N]      make N undone moves again (1)
@@ -73,11 +78,12 @@ fn no_more(words: &[&str], what: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads one line. `Ok(None)` for a blank line or a `#` comment.
+/// Reads one line, naming piles of a board of this shape. `Ok(None)` for a blank line or a
+/// `#` comment.
 ///
 /// # Errors
 /// What is wrong with the line, in one line.
-pub fn parse(line: &str, piles: usize) -> Result<Option<Command>, String> {
+pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
@@ -156,13 +162,25 @@ pub fn parse(line: &str, piles: usize) -> Result<Option<Command>, String> {
                 Command::Act(Action::Load(path), 1)
             }
         }
+        "deal" | "draw" => {
+            if words.len() > 1 {
+                return Err(format!(
+                    "{head}: too many words: `{}`",
+                    words[1..].join(" ")
+                ));
+            }
+            if !shape.stock {
+                return Err(format!("{head}: this game has no stock"));
+            }
+            Command::Act(Action::Move(Target::Stock, Target::Waste, Some(1)), 1)
+        }
         "board" => Command::Board,
         "moves" => Command::Moves,
         "legal" => Command::Legal,
         "help" | "?" => Command::Help,
         "quit" | "exit" | "q" => Command::Quit,
         _ => {
-            let pile = |w: &str| Target::parse(w, piles);
+            let pile = |w: &str| Target::parse(w, shape);
             match words[..] {
                 [from] => match pile(from) {
                     Ok(t) => Command::Act(Action::Quick(t), 1),
@@ -172,10 +190,27 @@ pub fn parse(line: &str, piles: usize) -> Result<Option<Command>, String> {
                         ))
                     }
                 },
-                [from, to] => match (pile(from), pile(to)) {
-                    (Ok(f), Ok(t)) => Command::Act(Action::Move(f, t), 1),
+                [from, to] | [from, to, _] => match (pile(from), pile(to)) {
+                    (Ok(f), Ok(t)) => {
+                        let n =
+                            match words.get(2) {
+                                None => 1,
+                                Some(n) => n.parse::<usize>().ok().filter(|&n| n >= 1).ok_or_else(
+                                    || format!("`{n}` is not a number of cards (1, 2, ...)"),
+                                )?,
+                            };
+                        // A foundation card named only by `f` is the one that fits.
+                        let n = (f != Target::Foundation || n > 1).then_some(n);
+                        Command::Act(Action::Move(f, t, n), 1)
+                    }
                     (Err(e), _) | (_, Err(e)) => {
-                        if pile(from).is_err() && Target::parse(to, piles).is_err() {
+                        // Two words that are no pile names at all: not a move.
+                        let like_pile = |w: &str| {
+                            w.len() <= 3
+                                && w.starts_with(|c: char| "trfswTRFSW0123456789".contains(c))
+                                || w.to_ascii_lowercase().starts_with("f:")
+                        };
+                        if !like_pile(from) && !like_pile(to) {
                             return Err(format!(
                                 "unknown command `{line}` (`help` lists the commands)"
                             ));
@@ -198,36 +233,51 @@ fn cards(cs: &[Card]) -> String {
     cs.iter().map(Card::to_string).collect::<Vec<_>>().join(" ")
 }
 
-/// The board as text: a title comment, the position in the deal text format, and the
-/// status as comments (`# winnable: yes|no|unknown|won|off`).
+/// The board as text: a title comment, the position in the deal text format (it reads back
+/// with `--deal`; the cells, stock and waste carry a comment on their order), and the status
+/// as comments (`# winnable: yes|no|unknown|won|off`).
 pub fn board_text(s: &Session) -> String {
     let v = view(s.board());
     let rules = s.game.rules();
     let mut out = format!("# {}\n", s.title());
     out += &format!("variant: {}\n", rules.variant.name());
-    out += &format!("start-rank: {}\n", rules.options.start_rank);
-    let tops: Vec<String> = v
+    if rules.variant.has_start_rank() {
+        out += &format!("start-rank: {}\n", rules.options.start_rank);
+    }
+    if rules.options.foundation_return {
+        out += "foundation-return: yes\n";
+    }
+    if rules.options.sequence_moves != SequenceMoves::Single {
+        out += &format!("sequence-moves: {}\n", rules.options.sequence_moves.name());
+    }
+    let tops: Vec<Card> = v
         .foundations
         .iter()
-        .filter_map(|f| f.last().map(Card::to_string))
+        .filter_map(|f| f.last().copied())
         .collect();
-    out += &format!(
-        "foundations: {}\n",
-        if tops.is_empty() {
-            "-".to_string()
-        } else {
-            tops.join(" ")
-        }
-    );
-    for (i, cell) in v.reserve.iter().enumerate() {
-        out += &format!(
-            "r{}: {}\n",
-            i + 1,
-            cell.map_or("-".to_string(), |c| c.to_string())
-        );
+    out += &format!("foundations: {}\n", dash(&cards(&tops)));
+    if !v.reserve.is_empty() {
+        let cells: Vec<String> = v
+            .reserve
+            .iter()
+            .map(|c| c.map_or("-".to_string(), |c| c.to_string()))
+            .collect();
+        let names: Vec<String> = (1..=v.reserve.len()).map(|k| format!("r{k}")).collect();
+        out += &format!("reserve: {}  # {}\n", cells.join(" "), names.join(" "));
     }
-    if !v.stock.is_empty() || !v.waste.is_empty() {
-        out += &format!("s: {}\nw: {}\n", cards(&v.stock), cards(&v.waste));
+    if rules.stock {
+        // The deal format lists the stock next card first; the view keeps it last.
+        let stock: Vec<Card> = v.stock.iter().rev().copied().collect();
+        out += &format!("stock: {}", dash(&cards(&stock)));
+        out += &match stock.first() {
+            Some(c) => format!("  # {}, next {c}\n", how_many(stock.len())),
+            None => "  # empty\n".to_string(),
+        };
+        out += &format!("waste: {}", dash(&cards(&v.waste)));
+        out += &match v.waste.last() {
+            Some(c) => format!("  # {}, top {c}\n", how_many(v.waste.len())),
+            None => "  # empty\n".to_string(),
+        };
     }
     for (i, p) in v.tableau.iter().enumerate() {
         let line = format!("t{}: {}", i + 1, cards(p));
@@ -249,6 +299,22 @@ pub fn board_text(s: &Session) -> String {
         _ => format!("# winnable: {}\n", mark.word()),
     };
     out
+}
+
+fn how_many(n: usize) -> String {
+    if n == 1 {
+        "1 card".to_string()
+    } else {
+        format!("{n} cards")
+    }
+}
+
+fn dash(s: &str) -> &str {
+    if s.is_empty() {
+        "-"
+    } else {
+        s
+    }
 }
 
 fn say(out: &mut impl Write, reply: &Reply) -> io::Result<bool> {
@@ -278,8 +344,7 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Re
     out.flush()?;
     for line in input.lines() {
         let line = line?;
-        let piles = view(s.board()).tableau.len();
-        let cmd = match parse(&line, piles) {
+        let cmd = match parse(&line, s.game.shape()) {
             Ok(None) => continue,
             Ok(Some(c)) => c,
             Err(e) => {
@@ -300,11 +365,9 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Re
                 for (i, e) in s.game.history().iter().enumerate() {
                     writeln!(
                         out,
-                        "{}. {} {} -> {}{}",
+                        "{}. {}{}",
                         i + 1,
-                        e.step.card,
-                        e.step.from,
-                        e.step.to,
+                        e.step,
                         if e.auto { " (automatic)" } else { "" }
                     )?;
                 }
@@ -315,7 +378,7 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Re
                     writeln!(out, "no legal move")?;
                 }
                 for st in steps {
-                    writeln!(out, "{} {} -> {}", st.card, st.from, st.to)?;
+                    writeln!(out, "{st}")?;
                 }
             }
             Command::Act(action, n) => {
@@ -348,23 +411,18 @@ mod tests {
     use crate::play::game::Game;
     use crate::Deal;
 
+    const EIGHT: Shape = Shape {
+        piles: 8,
+        cells: 0,
+        stock: false,
+    };
+
     #[test]
     fn commands_parse_and_junk_is_named() {
-        let p = |l: &str| parse(l, 8);
-        assert_eq!(
-            p("t3 f"),
-            Ok(Some(Command::Act(
-                Action::Move(Target::Pile(2), Target::Foundation),
-                1
-            )))
-        );
-        assert_eq!(
-            p("1 -> T5"),
-            Ok(Some(Command::Act(
-                Action::Move(Target::Pile(0), Target::Pile(4)),
-                1
-            )))
-        );
+        let p = |l: &str| parse(l, EIGHT);
+        let mv = |f, t, n| Ok(Some(Command::Act(Action::Move(f, t, n), 1)));
+        assert_eq!(p("t3 f"), mv(Target::Pile(2), Target::Foundation, Some(1)));
+        assert_eq!(p("1 -> T5"), mv(Target::Pile(0), Target::Pile(4), Some(1)));
         assert_eq!(p("undo 3"), Ok(Some(Command::Act(Action::Undo, 3))));
         assert_eq!(p("  "), Ok(None));
         assert_eq!(p("# note"), Ok(None));
@@ -381,6 +439,10 @@ mod tests {
         assert!(p("variant chess").is_err());
         assert!(p("save").is_err());
         assert!(p("t1 t2 t3").is_err());
+        assert!(p("t1 t2 0").is_err());
+        assert!(p("deal").unwrap_err().contains("no stock"));
+        assert!(p("s w").is_err());
+        assert!(p("r1 t2").unwrap_err().contains("not a pile"));
         // Nothing panics on junk.
         for junk in [
             "->",
@@ -391,20 +453,78 @@ mod tests {
             "t",
             "t-1 f",
             "99999999999999999999 f",
+            "f: t1",
+            "r t1",
+            "t1 t2 99999999999999999999999",
         ] {
             assert!(p(junk).is_err(), "{junk}");
         }
     }
 
     #[test]
+    fn cells_stock_waste_runs_and_foundation_cards_parse() {
+        let shape = Shape {
+            piles: 12,
+            cells: 2,
+            stock: true,
+        };
+        let p = |l: &str| parse(l, shape);
+        let mv = |f, t, n| Ok(Some(Command::Act(Action::Move(f, t, n), 1)));
+        let deal = mv(Target::Stock, Target::Waste, Some(1));
+        assert_eq!(p("s w"), deal);
+        assert_eq!(p("deal"), deal);
+        assert_eq!(p("w t3"), mv(Target::Waste, Target::Pile(2), Some(1)));
+        assert_eq!(p("r1 t2"), mv(Target::Cell(0), Target::Pile(1), Some(1)));
+        assert_eq!(p("t4 r2"), mv(Target::Pile(3), Target::Cell(1), Some(1)));
+        assert_eq!(p("t3 t5 3"), mv(Target::Pile(2), Target::Pile(4), Some(3)));
+        assert_eq!(
+            p("t12 f"),
+            mv(Target::Pile(11), Target::Foundation, Some(1))
+        );
+        let five = "5H".parse().unwrap();
+        assert_eq!(
+            p("f:5H t2"),
+            mv(Target::Home(five), Target::Pile(1), Some(1))
+        );
+        assert_eq!(p("f t2"), mv(Target::Foundation, Target::Pile(1), None));
+        assert_eq!(
+            p("s"),
+            Ok(Some(Command::Act(Action::Quick(Target::Stock), 1)))
+        );
+        assert!(p("r3 t1").unwrap_err().contains("r1..r2"));
+        assert!(p("t13 t1").is_err());
+    }
+
+    #[test]
     fn the_board_text_reads_back_as_a_deal() {
-        let deal = Deal::from_seed(crate::Variant::BeleagueredCastle.rules(), 42);
-        let s = Session::new(Game::new(deal.clone(), false), Coach::new(None), None);
-        let text = board_text(&s);
-        let back = crate::formats::read_deal(&text, "board", Default::default()).unwrap();
-        assert_eq!(back.tableau, deal.tableau);
-        assert_eq!(back.foundations, deal.foundations);
-        assert!(text.contains("# winnable: off"));
+        for v in crate::Variant::ALL {
+            for rules in [
+                v.rules(),
+                v.rules()
+                    .with_foundation_return(true)
+                    .with_sequence_moves(SequenceMoves::Unlimited),
+            ] {
+                let deal = Deal::from_seed(rules, 42);
+                let mut g = Game::new(deal.clone(), false);
+                // A few moves, so the cells and the waste hold something where they can.
+                for _ in 0..3 {
+                    let legal = g.board().legal_steps();
+                    if let Some(st) = legal
+                        .iter()
+                        .find(|st| st.from == "s" || st.to.starts_with('r'))
+                        .or(legal.first())
+                    {
+                        g.play_step(&st.clone()).unwrap();
+                    }
+                }
+                let s = Session::new(g, Coach::new(None), None);
+                let text = board_text(&s);
+                let back = crate::formats::read_deal(&text, "board", Default::default())
+                    .unwrap_or_else(|e| panic!("{e}\n{text}"));
+                assert_eq!(back, s.board().to_deal(), "{text}");
+                assert!(text.contains("# winnable: off"));
+            }
+        }
     }
 
     #[test]

@@ -3,19 +3,20 @@
 //! when the coach is asked differs (on the spot, or by a background thread).
 
 use super::coach::{hint_text, Coach, Mark};
-use super::game::{Game, Played, Target};
+use super::game::{Entry, Game, Played, Target};
 use crate::check::{Board, Step};
 use crate::deal::Deal;
-use crate::rules::Variant;
+use crate::rules::{SequenceMoves, Variant};
 use crate::solver::Verdict;
 use std::path::{Path, PathBuf};
 
 /// Something the player asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// Move the top card of the first pile onto the second.
-    Move(Target, Target),
-    /// Move the top card of a pile where it does most good.
+    /// Move from the first pile to the second: exactly this many cards, or (`None`) the
+    /// longest run that may go ([`Game::step_of`]).
+    Move(Target, Target, Option<usize>),
+    /// Move the card (or run) of a pile where it does most good; the stock deals.
     Quick(Target),
     /// Take back one move.
     Undo,
@@ -33,7 +34,8 @@ pub enum Action {
     Auto(Option<bool>),
     /// Deal again with this start rank.
     StartRank(u8),
-    /// Deal again in this variant (with its own start rank).
+    /// Deal again in this variant (with its own start rank, and the rule options of the game
+    /// now).
     Variant(Variant),
     /// Save the game to a file.
     Save(PathBuf),
@@ -66,14 +68,22 @@ pub struct Session {
 fn list(steps: &[Step]) -> String {
     steps
         .iter()
-        .map(|s| format!("{} {} -> {}", s.card, s.from, s.to))
+        .map(Step::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Moves taken back or made again, each marked when it was automatic.
+fn entries(es: &[Entry]) -> String {
+    es.iter()
+        .map(|e| format!("{}{}", e.step, if e.auto { " (automatic)" } else { "" }))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
 /// The lines that report a move and its automatic moves.
 fn played_lines(p: &Played) -> Vec<String> {
-    let mut v = vec![format!("{} {} -> {}", p.step.card, p.step.from, p.step.to)];
+    let mut v = vec![p.step.to_string()];
     if !p.auto.is_empty() {
         v.push(format!("automatic: {}", list(&p.auto)));
     }
@@ -109,18 +119,26 @@ impl Session {
         }
     }
 
-    /// One line on the deal: `beleaguered-castle deal 42, start rank 1`.
+    /// One line on the deal: `beleaguered-castle deal 42, start rank 1`, with the rule
+    /// options that are on (`foundation return`, `runs move as one`).
     pub fn title(&self) -> String {
         let d = self.game.deal();
         let which = match d.seed {
             Some(s) => format!("deal {s}"),
             None => "a deal from a file".to_string(),
         };
-        format!(
-            "{} {which}, start rank {}",
-            d.rules.variant.name(),
-            d.rules.options.start_rank
-        )
+        let o = d.rules.options;
+        let mut t = format!("{} {which}", d.rules.variant.name());
+        if d.rules.variant.has_start_rank() {
+            t += &format!(", start rank {}", o.start_rank);
+        }
+        if o.foundation_return {
+            t += ", foundation return";
+        }
+        if o.sequence_moves == SequenceMoves::Unlimited {
+            t += ", runs move as one";
+        }
+        t
     }
 
     /// After forward moves: let the coach carry what it knew, and say so if the game is won.
@@ -152,7 +170,7 @@ impl Session {
     pub fn act(&mut self, action: &Action) -> Reply {
         let before = self.game.board().clone();
         match action {
-            Action::Move(from, to) => match self.game.play(*from, *to) {
+            Action::Move(from, to, n) => match self.game.play(*from, *to, *n) {
                 Ok(p) => {
                     let lines = played_lines(&p);
                     self.after(&before, &p.all(), lines)
@@ -167,25 +185,14 @@ impl Session {
                 Err(why) => Reply::Refused(why),
             },
             Action::Undo => match self.game.undo() {
-                Some(e) => Reply::Done(vec![format!(
-                    "undone: {} {} -> {}{}",
-                    e.step.card,
-                    e.step.from,
-                    e.step.to,
-                    if e.auto { " (automatic)" } else { "" }
-                )]),
+                Some(es) => Reply::Done(vec![format!("undone: {}", entries(&es))]),
                 None => Reply::Refused("nothing to undo".to_string()),
             },
             Action::Redo => match self.game.redo() {
-                Some(e) => {
-                    let line = format!(
-                        "redone: {} {} -> {}{}",
-                        e.step.card,
-                        e.step.from,
-                        e.step.to,
-                        if e.auto { " (automatic)" } else { "" }
-                    );
-                    self.after(&before, &[e.step], vec![line])
+                Some(es) => {
+                    let line = format!("redone: {}", entries(&es));
+                    let steps: Vec<Step> = es.into_iter().map(|e| e.step).collect();
+                    self.after(&before, &steps, vec![line])
                 }
                 None => Reply::Refused("nothing to redo".to_string()),
             },
@@ -225,8 +232,13 @@ impl Session {
             },
             Action::Variant(v) => {
                 let seed = self.game.deal().seed.unwrap_or(1);
+                let o = self.game.rules().options;
+                let rules = v
+                    .rules()
+                    .with_foundation_return(o.foundation_return)
+                    .with_sequence_moves(o.sequence_moves);
                 self.fresh(
-                    Deal::from_seed(v.rules(), seed),
+                    Deal::from_seed(rules, seed),
                     format!("variant {v}, new game"),
                 )
             }

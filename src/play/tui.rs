@@ -1,6 +1,7 @@
 //! The full-screen board (ratatui on crossterm), laid out as the seed games lay it out: the
-//! foundations in a middle column and the tableau piles as wings on both sides, each wing's
-//! top card on the outside. Suits in colour, the cards that can move in bold and underlined,
+//! foundations in a middle column (two for courtyard's eight) and the tableau piles as wings
+//! on both sides, each wing's top card on the outside, with the reserve cells, the stock and
+//! the waste on a line above. Suits in colour, the cards that can move in bold and underlined,
 //! the selected card reversed, the hinted card on yellow, a status line with the score and
 //! the "winnable?" mark, a message line, and the keys at the bottom.
 //!
@@ -8,7 +9,7 @@
 //! me" asked before it has decided wait for its answer and then happen by themselves.
 
 use super::coach::{Mark, Worker};
-use super::game::{foundation_suit, view, Target, View, PILE_KEYS};
+use super::game::{foundation_suit, source_name, view, Target, View, PILE_KEYS};
 use super::session::{Action, Reply, Session};
 use crate::card::Card;
 use crate::check::{Board, Step};
@@ -54,6 +55,8 @@ pub struct App {
     message: Option<(String, bool)>,
     pending: Option<Action>,
     prompt: Option<Prompt>,
+    /// The first key of a two-key pile name (`r` of `r1`).
+    typed: Option<char>,
     help: bool,
     hits: Vec<(Rect, Target)>,
     quit: bool,
@@ -126,6 +129,24 @@ fn pile_spans(
     spans
 }
 
+/// The board's grid: piles in the left wing, foundation columns and rows, and rows in all.
+/// The foundations take one column, or two when they outnumber the wings' rows
+/// (courtyard's eight beside six rows).
+fn grid(v: &View) -> (usize, usize, usize, usize) {
+    let left_n = v.tableau.len().div_ceil(2);
+    let nf = v.foundations.len().max(1);
+    let fcols = if nf > left_n.max(1) { 2 } else { 1 };
+    let frows = nf.div_ceil(fcols);
+    (left_n, fcols, frows, left_n.max(frows).max(1))
+}
+
+/// Screen rows the board needs at its tightest: the line of cells, stock and waste (if
+/// any), the foundations' key, and one row per pile row.
+fn board_rows(v: &View, stock: bool) -> usize {
+    let head = usize::from(!v.reserve.is_empty() || stock);
+    head + 1 + grid(v).3
+}
+
 fn width_of(spans: &[Span]) -> usize {
     spans.iter().map(Span::width).sum()
 }
@@ -142,6 +163,7 @@ impl App {
             message: None,
             pending: None,
             prompt: None,
+            typed: None,
             help: false,
             hits: Vec::new(),
             quit: false,
@@ -212,34 +234,87 @@ impl App {
     }
 
     /// A pile picked by key or click: the source first, then the destination. The same pile
-    /// twice moves its card where it does most good.
+    /// twice moves its card where it does most good. The stock deals at once. With foundation
+    /// return, `f` as the source picks a foundation card, and `f` again the next one.
     fn pick(&mut self, t: Target) {
-        match self.selected {
-            None => {
-                if t == Target::Foundation {
-                    self.say(
-                        "pick a pile first (cards on the foundations stay there)",
-                        true,
-                    );
-                } else if let Target::Pile(i) = t {
-                    if view(self.s.board())
-                        .tableau
-                        .get(i)
-                        .is_some_and(Vec::is_empty)
-                    {
-                        self.say(format!("{} is empty", t.name()), true);
-                    } else {
-                        self.selected = Some(t);
-                        self.say(format!("{} picked: now its destination", t.name()), false);
-                    }
+        let board = self.s.board();
+        let returns = self.s.game.rules().options.foundation_return;
+        match (self.selected, t) {
+            (_, Target::Stock) => self.act(Action::Quick(Target::Stock)),
+            (None | Some(Target::Home(_)), Target::Foundation | Target::Home(_)) if !returns => {
+                self.say(
+                    "pick a pile first (cards on the foundations stay there in these rules)",
+                    true,
+                );
+            }
+            (Some(Target::Home(c)), Target::Home(d)) if c == d => {
+                self.act(Action::Quick(Target::Home(c)));
+            }
+            (None | Some(Target::Home(_)), Target::Home(c)) => self.select(Target::Home(c)),
+            (None | Some(Target::Home(_)), Target::Foundation) => {
+                // The foundation tops in turn, those that can move first.
+                let legal = board.legal_steps();
+                let mut tops: Vec<Card> = board
+                    .foundations
+                    .iter()
+                    .filter_map(|p| p.last().copied())
+                    .collect();
+                tops.sort_by_key(|&c| !legal.iter().any(|s| s.from == "f" && s.card == c));
+                tops.dedup();
+                let next = match self.selected {
+                    Some(Target::Home(c)) => tops
+                        .iter()
+                        .position(|&d| d == c)
+                        .map_or(0, |i| (i + 1) % tops.len()),
+                    _ => 0,
+                };
+                match tops.get(next) {
+                    Some(&c) => self.select(Target::Home(c)),
+                    None => self.say("the foundations are empty", true),
                 }
             }
-            Some(src) if src == t => self.act(Action::Quick(src)),
-            Some(src) => self.act(Action::Move(src, t)),
+            (None, t) => {
+                let v = view(board);
+                let empty = match t {
+                    Target::Pile(i) => v.tableau.get(i).map_or(true, Vec::is_empty),
+                    Target::Cell(k) => v.reserve.get(k).map_or(true, Option::is_none),
+                    Target::Waste => v.waste.is_empty(),
+                    _ => false,
+                };
+                if empty {
+                    let what = match t {
+                        Target::Waste => "the waste".to_string(),
+                        t => t.name(),
+                    };
+                    self.say(format!("{what} is empty"), true);
+                } else {
+                    self.select(t);
+                }
+            }
+            (Some(src), t) if src == t => self.act(Action::Quick(src)),
+            (Some(src), t) => self.act(Action::Move(src, t, None)),
         }
     }
 
+    fn select(&mut self, t: Target) {
+        self.selected = Some(t);
+        let what = match t {
+            Target::Home(c) => format!("{c} on the foundations picked (f again: the next one)"),
+            Target::Waste => "the waste picked".to_string(),
+            t => format!("{} picked", t.name()),
+        };
+        self.say(format!("{what}: now its destination"), false);
+    }
+
     fn rank_step(&mut self, up: bool) {
+        let v = self.s.game.rules().variant;
+        if !v.has_start_rank() {
+            self.say(
+                format!("{v} has no start rank (only the Beleaguered Castle family has one)"),
+                true,
+            );
+            return;
+        }
         let r = self.s.game.rules().options.start_rank;
         let k = if up {
             r.saturating_add(1)
@@ -298,13 +373,29 @@ impl App {
                 return;
             }
         }
-        let piles = view(self.s.board()).tableau.len();
+        let shape = self.s.game.shape();
+        // The second key of a cell's name (`r` then its number).
+        if let Some(first) = self.typed.take() {
+            if let KeyCode::Char(c) = k.code {
+                match Target::of_keys(&format!("{first}{c}"), shape) {
+                    Some(t) => self.pick(t),
+                    None => self.say(
+                        format!("there is no cell r{c} (r1..r{})", shape.cells),
+                        true,
+                    ),
+                }
+            } else {
+                self.say("cancelled", false);
+            }
+            return;
+        }
         match k.code {
             KeyCode::Char('c') if ctrl => self.quit = true,
             KeyCode::Char('z') if ctrl => self.act(Action::Undo),
             KeyCode::Char('y') if ctrl => self.act(Action::Redo),
             KeyCode::Char('q') => self.quit = true,
             KeyCode::Esc => {
+                self.typed = None;
                 self.selected = None;
                 self.hint = None;
                 self.message = None;
@@ -330,7 +421,14 @@ impl App {
             KeyCode::Char('>') => self.rank_step(true),
             KeyCode::Char('v') => self.next_variant(),
             KeyCode::Char('?') => self.help = true,
-            KeyCode::Char(c) => match Target::of_key(c, piles) {
+            KeyCode::Char('r') if shape.cells > 0 => {
+                self.typed = Some('r');
+                self.say(
+                    format!("r: now the cell's number (1..{})", shape.cells),
+                    false,
+                );
+            }
+            KeyCode::Char(c) => match Target::of_keys(&c.to_string(), shape) {
                 Some(t) => self.pick(t),
                 None => self.say(format!("`{c}` does nothing here (? lists the keys)"), true),
             },
@@ -361,7 +459,10 @@ impl App {
             .map(|&(_, t)| t);
         match (hit, button) {
             (Some(t), MouseButton::Left) => self.pick(t),
-            (Some(t @ Target::Pile(_)), MouseButton::Right) => self.act(Action::Quick(t)),
+            (Some(Target::Foundation), MouseButton::Right) => {}
+            (Some(Target::Home(_)), MouseButton::Right)
+                if !self.s.game.rules().options.foundation_return => {}
+            (Some(t), MouseButton::Right) => self.act(Action::Quick(t)),
             _ => self.selected = None,
         }
     }
@@ -394,56 +495,137 @@ impl App {
         ])
     }
 
+    /// The key label of a pile, reversed when it is picked.
+    fn label(&self, t: Target) -> Span<'static> {
+        let k = t.keys().unwrap_or_else(|| "?".to_string());
+        let st = if self.selected == Some(t) {
+            key_style().add_modifier(Modifier::REVERSED)
+        } else {
+            key_style()
+        };
+        Span::styled(k, st)
+    }
+
+    /// The line above the wings, in pieces (each with the pile it shows, for clicks): the
+    /// reserve cells, the stock (its next card and how many are left) and the waste (its top
+    /// cards, the playable one last). `None` when the game has none of them.
+    fn head_line(
+        &self,
+        v: &View,
+        movable: &HashSet<String>,
+    ) -> Option<Vec<(Vec<Span<'static>>, Option<Target>)>> {
+        let stock = self.s.game.rules().stock;
+        if v.reserve.is_empty() && !stock {
+            return None;
+        }
+        let dim = Style::new().add_modifier(Modifier::DIM);
+        let gap = || (vec![Span::raw("   ")], None);
+        let mut parts = Vec::new();
+        for (k, c) in v.reserve.iter().enumerate() {
+            let t = Target::Cell(k);
+            let mut sp = vec![self.label(t), Span::raw(" ")];
+            match c {
+                Some(c) => {
+                    sp.push(Span::raw("["));
+                    sp.push(Span::styled(
+                        face(*c),
+                        self.card_style(t, true, *c, movable),
+                    ));
+                    sp.push(Span::raw("]"));
+                }
+                None => sp.push(Span::styled("[  ]", dim)),
+            }
+            if k > 0 {
+                parts.push(gap());
+            }
+            parts.push((sp, Some(t)));
+        }
+        if stock {
+            if !parts.is_empty() {
+                parts.push(gap());
+            }
+            let mut sp = vec![self.label(Target::Stock), Span::raw(" ")];
+            match v.next_stock() {
+                Some(c) => {
+                    sp.push(Span::raw("["));
+                    sp.push(Span::styled(face(c), suit_style(c)));
+                    sp.push(Span::raw(format!("] {} left", v.stock.len())));
+                }
+                None => sp.push(Span::styled("[  ] empty", dim)),
+            }
+            parts.push((sp, Some(Target::Stock)));
+            parts.push(gap());
+            let t = Target::Waste;
+            let mut sp = vec![self.label(t), Span::raw(" ")];
+            if v.waste.is_empty() {
+                sp.push(Span::styled("[  ]", dim));
+            } else {
+                const SHOWN: usize = 5;
+                let first = v.waste.len().saturating_sub(SHOWN);
+                if first > 0 {
+                    sp.push(Span::styled(format!("{first}… "), dim));
+                }
+                for (i, &c) in v.waste.iter().enumerate().skip(first) {
+                    let top = i + 1 == v.waste.len();
+                    if top {
+                        sp.push(Span::raw("["));
+                        sp.push(Span::styled(face(c), self.card_style(t, true, c, movable)));
+                        sp.push(Span::raw("]"));
+                    } else {
+                        sp.push(Span::styled(
+                            face(c),
+                            suit_style(c).add_modifier(Modifier::DIM),
+                        ));
+                        sp.push(Span::raw(" "));
+                    }
+                }
+            }
+            parts.push((sp, Some(t)));
+        }
+        Some(parts)
+    }
+
     /// The board's lines within `area`, and the screen rectangle of each pile.
     fn board_lines(&self, v: &View, area: Rect) -> (Vec<Line<'static>>, Vec<(Rect, Target)>) {
         let n = v.tableau.len();
-        let left_n = n.div_ceil(2);
-        let rows = left_n.max(v.foundations.len()).max(1);
-        let lw = area.width.saturating_sub(CENTER) / 2;
-        let rw = area.width.saturating_sub(CENTER + lw);
-        let extras = !v.reserve.is_empty() || !v.stock.is_empty() || !v.waste.is_empty();
-        let head = 1 + usize::from(extras);
+        let (left_n, fcols, frows, rows) = grid(v);
+        let center = CENTER + 5 * (fcols as u16 - 1);
+        let lw = area.width.saturating_sub(center) / 2;
+        let rw = area.width.saturating_sub(center + lw);
+        let board = self.s.board();
+        let movable: HashSet<String> = board.legal_steps().iter().map(source_name).collect();
+        let head = self.head_line(v, &movable);
+        let head_rows = 1 + usize::from(head.is_some());
         let height = usize::from(area.height);
-        let gap = if height >= head + rows * 2 { 2 } else { 1 };
+        let gap = if height >= head_rows + rows * 2 { 2 } else { 1 };
         // A third of the spare rows above the board, the rest below.
-        let spare = height.saturating_sub(head + rows * gap);
+        let spare = height.saturating_sub(head_rows + rows * gap);
         let mut lines = vec![Line::raw(""); spare / 3];
         let mut hits = Vec::new();
-        // Reserve cells, stock and waste (none in the variants built so far) above the wings.
-        if extras {
-            let mut spans = Vec::new();
-            for (i, c) in v.reserve.iter().enumerate() {
-                spans.push(Span::styled(format!("r{} ", i + 1), key_style()));
-                spans.push(match c {
-                    Some(c) => Span::styled(format!("[{}] ", face(*c)), suit_style(*c)),
-                    None => Span::raw("[  ] "),
-                });
-            }
-            if !v.stock.is_empty() || !v.waste.is_empty() {
-                spans.push(Span::raw(format!("stock {} ", v.stock.len())));
-                if let Some(&c) = v.waste.last() {
-                    spans.push(Span::raw("waste "));
-                    spans.push(Span::styled(face(c), suit_style(c)));
+        // Reserve cells, stock and waste, centred above the wings.
+        if let Some(parts) = head {
+            let width: usize = parts.iter().map(|(sp, _)| width_of(sp)).sum();
+            let mut x = usize::from(area.width).saturating_sub(width) / 2;
+            let y = area.y + lines.len() as u16;
+            let mut spans = vec![Span::raw(" ".repeat(x))];
+            for (sp, t) in parts {
+                let w = width_of(&sp);
+                if let Some(t) = t {
+                    hits.push((Rect::new(area.x + x as u16, y, w as u16, 1), t));
                 }
+                x += w;
+                spans.extend(sp);
             }
             lines.push(Line::from(spans));
         }
+        let label_y = area.y + lines.len() as u16;
+        let f_at = lw + 5 + 2 * (fcols as u16 - 1);
         lines.push(Line::from(vec![
-            Span::raw(" ".repeat(usize::from(lw + 3))),
-            Span::styled("  f", key_style()),
+            Span::raw(" ".repeat(usize::from(f_at))),
+            Span::styled("f", key_style()),
         ]));
-        let board = self.s.board();
-        let movable: HashSet<String> = board.legal_steps().into_iter().map(|s| s.from).collect();
+        hits.push((Rect::new(area.x + f_at, label_y, 1, 1), Target::Foundation));
         let first_row_y = area.y + lines.len() as u16;
-        let label = |t: Target| -> Span<'static> {
-            let k = t.key().map_or("?".to_string(), |c| c.to_string());
-            let st = if self.selected == Some(t) {
-                key_style().add_modifier(Modifier::REVERSED)
-            } else {
-                key_style()
-            };
-            Span::styled(k, st)
-        };
         for r in 0..rows {
             let y = first_row_y + (r * gap) as u16;
             let mut spans: Vec<Span<'static>> = Vec::new();
@@ -452,39 +634,47 @@ impl App {
                 let t = Target::Pile(r);
                 let pile = &v.tableau[r];
                 let ps = pile_spans(pile, usize::from(lw.saturating_sub(1)), true, &|i, c| {
-                    self.card_style(t, pile, i, c, &movable)
+                    self.card_style(t, i + 1 == pile.len(), c, &movable)
                 });
                 let pad = usize::from(lw).saturating_sub(width_of(&ps) + 1);
                 spans.push(Span::raw(" ".repeat(pad)));
                 spans.extend(ps);
                 spans.push(Span::raw(" "));
-                spans.push(label(t));
+                spans.push(self.label(t));
                 spans.push(Span::raw(" "));
                 hits.push((Rect::new(area.x, y, lw + 2, 1), t));
             } else {
                 spans.push(Span::raw(" ".repeat(usize::from(lw + 2))));
             }
-            // The foundation of this row.
-            spans.push(Span::raw(" "));
-            match v.foundations.get(r) {
-                Some(f) => match f.last() {
-                    Some(&c) => {
+            // The foundations of this row.
+            for c in 0..fcols {
+                spans.push(Span::raw(" "));
+                let p = c * frows + r;
+                if r >= frows || p >= v.foundations.len() {
+                    spans.push(Span::raw("    "));
+                    continue;
+                }
+                let x = area.x + lw + 3 + 5 * c as u16;
+                match v.foundations[p].last() {
+                    Some(&top) => {
+                        let t = Target::Home(top);
+                        let st = self
+                            .card_style(t, true, top, &movable)
+                            .add_modifier(Modifier::BOLD);
                         spans.push(Span::raw("["));
-                        spans.push(Span::styled(
-                            face(c),
-                            suit_style(c).add_modifier(Modifier::BOLD),
-                        ));
+                        spans.push(Span::styled(face(top), st));
                         spans.push(Span::raw("]"));
+                        hits.push((Rect::new(x, y, 4, 1), t));
                     }
                     None => {
-                        let s = foundation_suit(r, v.foundations.len()).map_or(' ', |s| s.symbol());
+                        let s = foundation_suit(p, v.foundations.len()).map_or(' ', |s| s.symbol());
                         spans.push(Span::styled(
                             format!("[ {s}]"),
                             Style::new().add_modifier(Modifier::DIM),
                         ));
+                        hits.push((Rect::new(x, y, 4, 1), Target::Foundation));
                     }
-                },
-                None => spans.push(Span::raw("    ")),
+                }
             }
             spans.push(Span::raw(" "));
             // The right wing.
@@ -493,43 +683,27 @@ impl App {
                 let t = Target::Pile(ri);
                 let pile = &v.tableau[ri];
                 spans.push(Span::raw(" "));
-                spans.push(label(t));
+                spans.push(self.label(t));
                 spans.push(Span::raw(" "));
                 spans.extend(pile_spans(
                     pile,
                     usize::from(rw.saturating_sub(1)),
                     false,
-                    &|i, c| self.card_style(t, pile, i, c, &movable),
+                    &|i, c| self.card_style(t, i + 1 == pile.len(), c, &movable),
                 ));
-                hits.push((Rect::new(area.x + lw + 8, y, rw + 4, 1), t));
+                hits.push((Rect::new(area.x + lw + center - 4, y, rw + 4, 1), t));
             }
             lines.push(Line::from(spans));
             if gap == 2 && r + 1 < rows {
                 lines.push(Line::raw(""));
             }
         }
-        let frows = v.foundations.len().max(1);
-        hits.push((
-            Rect::new(
-                area.x + lw + 2,
-                first_row_y.saturating_sub(1),
-                6,
-                (frows * gap) as u16 + 1,
-            ),
-            Target::Foundation,
-        ));
         (lines, hits)
     }
 
-    fn card_style(
-        &self,
-        t: Target,
-        pile: &[Card],
-        i: usize,
-        c: Card,
-        movable: &HashSet<String>,
-    ) -> Style {
-        let top = i + 1 == pile.len();
+    /// A card's style: its suit's colour; under the top card dimmed; the top card bold and
+    /// underlined when it can move, reversed when picked, on yellow when hinted.
+    fn card_style(&self, t: Target, top: bool, c: Card, movable: &HashSet<String>) -> Style {
         let mut st = suit_style(c);
         if !top {
             return st.add_modifier(Modifier::DIM);
@@ -540,35 +714,88 @@ impl App {
         if self.selected == Some(t) {
             st = st.add_modifier(Modifier::REVERSED);
         }
-        if self.hint.as_ref().is_some_and(|h| h.from == t.name()) {
+        if self
+            .hint
+            .as_ref()
+            .is_some_and(|h| source_name(h) == t.name())
+        {
             st = st.bg(Color::Yellow).fg(Color::Black);
         }
         st
     }
 
+    /// The keys of the piles this game has: (keys, what they pick).
+    fn pile_keys(&self) -> Vec<(String, String)> {
+        let shape = self.s.game.shape();
+        let n = shape.piles.clamp(1, PILE_KEYS.len());
+        let mut v = vec![(
+            format!("{}..{}", PILE_KEYS[0], PILE_KEYS[n - 1]),
+            format!("pick pile t1..t{n} (first the source, then the destination)"),
+        )];
+        if shape.cells > 0 {
+            v.push((
+                format!("r1..r{}", shape.cells),
+                "pick a reserve cell (r, then its number)".to_string(),
+            ));
+        }
+        if self.s.game.rules().options.foundation_return {
+            v.push((
+                "f".into(),
+                "the foundations; as the source, a foundation card (f again: the next)".into(),
+            ));
+        } else {
+            v.push(("f".into(), "the foundations, as the destination".into()));
+        }
+        if shape.stock {
+            v.push(("s".into(), "deal a card from the stock to the waste".into()));
+            v.push(("w".into(), "pick the waste's top card".into()));
+        }
+        v
+    }
+
     /// The keys, wrapped at item boundaries to `width` columns.
     fn keys_text(&self, width: u16) -> Vec<Line<'static>> {
-        let n = view(self.s.board()).tableau.len().clamp(1, PILE_KEYS.len());
-        let piles = format!("{}-{}", PILE_KEYS[0], PILE_KEYS[n - 1]);
-        let items: [(&str, &str); 17] = [
-            (&piles, "pick a pile, then where to"),
-            ("f", "foundation"),
-            ("Enter", "best move"),
-            ("u", "undo"),
-            ("y", "redo"),
-            ("h", "hint"),
-            ("p", "show me"),
-            ("a", "auto"),
-            ("R", "restart"),
-            ("N", "new"),
-            ("S", "save"),
-            ("L", "load"),
-            ("<>", "start rank"),
-            ("v", "variant"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-        ];
+        let shape = self.s.game.shape();
+        let n = shape.piles.clamp(1, PILE_KEYS.len());
+        let mut items: Vec<(String, &str)> = vec![(
+            format!("{}-{}", PILE_KEYS[0], PILE_KEYS[n - 1]),
+            "pick a pile, then where to",
+        )];
+        if shape.cells > 0 {
+            items.push((format!("r1-r{}", shape.cells), "cell"));
+        }
+        items.push(("f".into(), "foundation"));
+        if shape.stock {
+            items.push(("s".into(), "deal"));
+            items.push(("w".into(), "waste"));
+        }
+        items.extend(
+            [
+                ("Enter", "best move"),
+                ("u", "undo"),
+                ("y", "redo"),
+                ("h", "hint"),
+                ("p", "show me"),
+                ("a", "auto"),
+                ("R", "restart"),
+                ("N", "new"),
+                ("S", "save"),
+                ("L", "load"),
+            ]
+            .map(|(k, w)| (k.to_string(), w)),
+        );
+        if self.s.game.rules().variant.has_start_rank() {
+            items.push(("<>".into(), "start rank"));
+        }
+        items.extend(
+            [
+                ("v", "variant"),
+                ("Esc", "cancel"),
+                ("?", "help"),
+                ("q", "quit"),
+            ]
+            .map(|(k, w)| (k.to_string(), w)),
+        );
         let width = usize::from(width.max(20));
         let mut lines = Vec::new();
         let mut spans: Vec<Span<'static>> = Vec::new();
@@ -583,7 +810,7 @@ impl App {
                 spans.push(Span::raw(" · "));
                 used += 3;
             }
-            spans.push(Span::styled(k.to_string(), key_style()));
+            spans.push(Span::styled(k, key_style()));
             spans.push(Span::raw(format!(" {what}")));
             used += w;
         }
@@ -592,54 +819,35 @@ impl App {
     }
 
     fn help_text(&self) -> Vec<Line<'static>> {
-        let n = view(self.s.board()).tableau.len().clamp(1, PILE_KEYS.len());
-        let rows = [
-            (
-                format!("{}..{}", PILE_KEYS[0], PILE_KEYS[n - 1]),
-                "pick pile t1..t".to_string()
-                    + &n.to_string()
-                    + " (first the source, then the destination)",
-            ),
-            ("f".into(), "the foundations, as a destination".into()),
-            (
-                "same pile / Enter".into(),
-                "move the picked card where it does most good".into(),
-            ),
-            (
-                "Esc".into(),
-                "drop the pick, the hint and the message".into(),
-            ),
-            (
-                "u  Backspace  ^Z".into(),
-                "undo (an automatic move counts as one)".into(),
-            ),
-            ("y  ^Y".into(), "redo".into()),
-            (
-                "h".into(),
-                "hint: a move that keeps the deal winnable".into(),
-            ),
-            ("p".into(), "show me: play the solver's next move".into()),
-            (
-                "a".into(),
-                "automatic safe moves to the foundations on/off".into(),
-            ),
-            (
-                "R".into(),
-                "restart the deal (redo replays the game)".into(),
-            ),
-            ("N".into(), "new game: the next deal number".into()),
-            (
-                "S / L".into(),
-                "save / load a game (solve-report JSON)".into(),
-            ),
-            ("< >".into(), "start rank down / up, and deal again".into()),
-            ("v".into(), "next variant, same deal number".into()),
-            (
-                "mouse".into(),
-                "click a pile, then its destination; right-click: best move".into(),
-            ),
-            ("q  ^C".into(), "quit".into()),
-        ];
+        let mut rows = self.pile_keys();
+        rows.extend(
+            [
+                (
+                    "same pile / Enter",
+                    "move the picked card where it does most good",
+                ),
+                ("Esc", "drop the pick, the hint and the message"),
+                ("u  Backspace  ^Z", "undo (an automatic move counts as one)"),
+                ("y  ^Y", "redo"),
+                ("h", "hint: a move that keeps the deal winnable"),
+                ("p", "show me: play the solver's next move"),
+                ("a", "automatic safe moves to the foundations on/off"),
+                ("R", "restart the deal (redo replays the game)"),
+                ("N", "new game: the next deal number"),
+                ("S / L", "save / load a game (solve-report JSON)"),
+                ("< >", "start rank down / up, and deal again"),
+                ("v", "next variant, same deal number"),
+                (
+                    "mouse",
+                    "click a pile, then its destination; right-click: best move",
+                ),
+                ("q  ^C", "quit"),
+            ]
+            .map(|(k, t)| (k.to_string(), t.to_string())),
+        );
+        if !self.s.game.rules().variant.has_start_rank() {
+            rows.retain(|(k, _)| k != "< >");
+        }
         let mut v: Vec<Line<'static>> = rows
             .into_iter()
             .map(|(k, t)| {
@@ -650,6 +858,12 @@ impl App {
             })
             .collect();
         v.push(Line::raw(""));
+        if self.s.game.rules().stock {
+            v.push(Line::raw(
+                "  an emptied pile is filled at once from the waste (or the stock): undo takes",
+            ));
+            v.push(Line::raw("  the fill back with the move that emptied it."));
+        }
         v.push(Line::raw(
             "  winnable: yes / no come from the solver; unknown means its budget ran out.",
         ));
@@ -672,7 +886,19 @@ impl App {
             self.hits.clear();
             return;
         }
-        let keys_text = self.keys_text(area.width);
+        let v = view(self.s.board());
+        let mut keys_text = self.keys_text(area.width);
+        // On a short screen the board comes first: the keys shrink to the help key.
+        if usize::from(area.height)
+            < 3 + keys_text.len() + board_rows(&v, self.s.game.rules().stock)
+        {
+            keys_text = vec![Line::from(vec![
+                Span::styled("?", key_style()),
+                Span::raw(" keys · "),
+                Span::styled("q", key_style()),
+                Span::raw(" quit"),
+            ])];
+        }
         let [top, board, msg, keys] = Layout::vertical([
             Constraint::Length(2),
             Constraint::Min(4),
@@ -680,7 +906,6 @@ impl App {
             Constraint::Length(keys_text.len() as u16),
         ])
         .areas(area);
-        let v = view(self.s.board());
         f.render_widget(
             Paragraph::new(self.status(&v)).wrap(Wrap { trim: true }),
             top,
@@ -807,7 +1032,11 @@ mod tests {
     }
 
     fn app(seed: u64) -> App {
-        let deal = Deal::from_seed(crate::Variant::BeleagueredCastle.rules(), seed);
+        app_of(crate::Variant::BeleagueredCastle, seed)
+    }
+
+    fn app_of(v: crate::Variant, seed: u64) -> App {
+        let deal = Deal::from_seed(v.rules(), seed);
         let s = Session::new(
             Game::new(deal, false),
             Coach::new(coach_solver(100_000, None)),
@@ -818,6 +1047,23 @@ mod tests {
 
     fn press(app: &mut App, c: char) {
         app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+
+    /// Presses the keys that pick `t` (`r` then `1` for a cell).
+    fn pick(app: &mut App, t: Target) {
+        for c in t.keys().unwrap().chars() {
+            press(app, c);
+        }
+    }
+
+    fn click(app: &mut App, t: Target, button: MouseButton) {
+        let (r, _) = *app.hits.iter().find(|(_, h)| *h == t).unwrap();
+        app.mouse(MouseEvent {
+            kind: MouseEventKind::Down(button),
+            column: r.x + r.width / 2,
+            row: r.y,
+            modifiers: KeyModifiers::NONE,
+        });
     }
 
     #[test]
@@ -843,10 +1089,9 @@ mod tests {
         let mut a = app(42);
         let legal = a.session().board().legal_steps();
         let s = legal.iter().find(|s| s.to != "f").unwrap().clone();
-        let from = Target::parse(&s.from, 8).unwrap().key().unwrap();
-        let to = Target::parse(&s.to, 8).unwrap().key().unwrap();
-        press(&mut a, from);
-        press(&mut a, to);
+        let shape = a.session().game.shape();
+        pick(&mut a, Target::parse(&s.from, shape).unwrap());
+        pick(&mut a, Target::parse(&s.to, shape).unwrap());
         assert_eq!(a.session().game.history().len(), 1);
         press(&mut a, 'u');
         assert_eq!(a.session().game.history().len(), 0);
@@ -865,8 +1110,8 @@ mod tests {
                         .any(|s| s.from == Target::Pile(i).name() && s.to == Target::Pile(j).name())
             })
             .unwrap();
-        press(&mut a, Target::Pile(bad.0).key().unwrap());
-        press(&mut a, Target::Pile(bad.1).key().unwrap());
+        pick(&mut a, Target::Pile(bad.0));
+        pick(&mut a, Target::Pile(bad.1));
         assert_eq!(a.session().board(), &board);
         assert!(a.message.as_ref().unwrap().1, "an error is shown");
         press(&mut a, 'q');
@@ -877,14 +1122,189 @@ mod tests {
     fn a_click_picks_the_pile_under_it() {
         let mut a = app(42);
         let _ = screen(&mut a, 100, 24);
-        let (r, t) = a.hits[0];
-        a.mouse(MouseEvent {
-            kind: MouseEventKind::Down(MouseButton::Left),
-            column: r.x + 1,
-            row: r.y,
-            modifiers: KeyModifiers::NONE,
-        });
-        assert_eq!(a.selected, Some(t));
+        for i in 0..8 {
+            click(&mut a, Target::Pile(i), MouseButton::Left);
+            assert_eq!(a.selected, Some(Target::Pile(i)));
+            a.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+            assert_eq!(a.selected, None);
+        }
+        // The foundations are no source without foundation return.
+        click(&mut a, Target::Foundation, MouseButton::Left);
+        assert_eq!(a.selected, None);
+        assert!(a.message.as_ref().unwrap().1);
+    }
+
+    #[test]
+    fn castile_shows_its_cells_and_r_then_a_number_picks_one() {
+        let mut a = app_of(crate::Variant::Castile, 2);
+        let text = screen(&mut a, 100, 24);
+        let v = view(a.session().board());
+        for c in v.reserve.iter().flatten() {
+            assert!(text.contains(&format!("[{}]", face(*c))), "{text}");
+        }
+        assert!(text.contains("r1") && text.contains("r2") && text.contains(" cell"));
+        assert!(!text.contains("start rank"), "{text}");
+        for p in &v.tableau {
+            assert!(text.contains(&face(*p.last().unwrap())), "{text}");
+        }
+        // Both cells are full: t1 to r1 is refused, and the board stays.
+        let board = a.session().board().clone();
+        pick(&mut a, Target::Pile(0));
+        pick(&mut a, Target::Cell(0));
+        assert_eq!(a.session().board(), &board);
+        assert!(a.message.as_ref().unwrap().0.contains("already holds"));
+        // A cell card that can move goes by `r` and its number, then a destination.
+        let s = board
+            .legal_steps()
+            .into_iter()
+            .find(|s| s.from.starts_with('r'))
+            .unwrap();
+        let shape = a.session().game.shape();
+        pick(&mut a, Target::parse(&s.from, shape).unwrap());
+        assert!(a.selected.is_some());
+        pick(&mut a, Target::parse(&s.to, shape).unwrap());
+        assert_eq!(a.session().game.history()[0].step, s);
+        // `r` then a cell that does not exist.
+        press(&mut a, 'r');
+        press(&mut a, '7');
+        assert!(a.message.as_ref().unwrap().0.contains("no cell r7"));
+        // Clicks on the cells' line pick them.
+        let _ = screen(&mut a, 100, 24);
+        let full = (0..2)
+            .find(|&k| a.session().board().reserve[k].is_some())
+            .unwrap();
+        click(&mut a, Target::Cell(full), MouseButton::Left);
+        assert_eq!(a.selected, Some(Target::Cell(full)));
+    }
+
+    #[test]
+    fn courtyard_shows_stock_waste_and_eight_foundations_and_s_deals() {
+        let mut a = app_of(crate::Variant::Courtyard, 1);
+        let text = screen(&mut a, 100, 24);
+        let next = a.session().board().stock[0];
+        assert!(
+            text.contains(&format!("[{}] 92 left", face(next))),
+            "{text}"
+        );
+        // Eight empty foundations in two columns, and an empty waste.
+        assert_eq!(text.matches("[  ]").count(), 9, "{text}");
+        assert!(text.contains(" deal") && text.contains(" waste"));
+        press(&mut a, 's');
+        assert_eq!(a.session().board().waste, vec![next]);
+        let text = screen(&mut a, 100, 24);
+        assert!(text.contains("91 left"), "{text}");
+        // A click on the stock deals too.
+        click(&mut a, Target::Stock, MouseButton::Left);
+        assert_eq!(a.session().board().waste.len(), 2);
+        // `w` picks the waste; a pile it does not fit refuses it and nothing changes.
+        let board = a.session().board().clone();
+        press(&mut a, 'w');
+        assert_eq!(a.selected, Some(Target::Waste));
+        let top = *board.waste.last().unwrap();
+        let j = (0..12)
+            .find(|&j| {
+                board.tableau[j]
+                    .last()
+                    .is_some_and(|&c| !board.rules().builds_on(top, c))
+            })
+            .unwrap();
+        pick(&mut a, Target::Pile(j));
+        assert_eq!(a.session().board(), &board);
+        // The stock is no destination.
+        pick(&mut a, Target::Pile(0));
+        press(&mut a, 's');
+        assert_eq!(
+            a.session().board().waste.len(),
+            3,
+            "s deals whatever is picked"
+        );
+        // A sending home that empties a pile is filled at once.
+        let before = a.session().game.history().len();
+        if let Some(s) = a
+            .session()
+            .board()
+            .legal_steps()
+            .into_iter()
+            .find(|s| s.to == "f" && s.from.starts_with('t'))
+        {
+            let from = Target::parse(&s.from, a.session().game.shape()).unwrap();
+            let alone = a.session().board().tableau[match from {
+                Target::Pile(i) => i,
+                _ => unreachable!(),
+            }]
+            .len()
+                == 1;
+            pick(&mut a, from);
+            press(&mut a, 'f');
+            let h = a.session().game.history();
+            assert!(h.len() > before);
+            if alone {
+                assert!(h.iter().any(|e| e.auto && e.step.from == "w"));
+            }
+        }
+    }
+
+    #[test]
+    fn every_variant_draws_and_v_cycles_through_all_six() {
+        let mut a = app(1);
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            let v = a.session().game.rules().variant;
+            seen.push(v);
+            for (w, h) in [(100, 30), (60, 20)] {
+                let text = screen(&mut a, w, h);
+                assert!(text.contains("winnable"), "{v} {w}x{h}: {text}");
+                for p in &a.session().board().tableau {
+                    assert!(
+                        text.contains(&face(*p.last().unwrap())),
+                        "{v} {w}x{h}: {text}"
+                    );
+                }
+            }
+            let _ = screen(&mut a, MIN_SIZE.0, MIN_SIZE.1);
+            press(&mut a, '<');
+            press(&mut a, 'v');
+        }
+        assert_eq!(seen, crate::Variant::ALL);
+        assert_eq!(
+            a.session().game.rules().variant,
+            crate::Variant::BeleagueredCastle
+        );
+    }
+
+    #[test]
+    fn foundation_return_picks_a_foundation_card_with_f() {
+        let rules = crate::Variant::Fortress
+            .rules()
+            .with_foundation_return(true);
+        let text = "variant: fortress\nfoundations: QC QD QH 9S\nt1: KC\nt2: KD\nt3: KH JS\nt4: KS TS QS\nt5:\nt6:\nt7:\nt8:\nt9:\nt10:\n";
+        let mut deal = crate::formats::read_deal(text, "test", Default::default()).unwrap();
+        deal.rules = rules;
+        let s = Session::new(Game::new(deal, true), Coach::new(None), None);
+        let mut a = App::new(s, None);
+        assert!(a.session().game.history().is_empty(), "no automatic moves");
+        press(&mut a, 'f');
+        let Some(Target::Home(first)) = a.selected else {
+            panic!("{:?}", a.selected)
+        };
+        press(&mut a, 'f');
+        let Some(Target::Home(second)) = a.selected else {
+            panic!("{:?}", a.selected)
+        };
+        assert_ne!(first, second);
+        // QC goes back onto KC: pick it by cycling, then t1.
+        while a.selected != Some(Target::Home("QC".parse().unwrap())) {
+            press(&mut a, 'f');
+        }
+        pick(&mut a, Target::Pile(0));
+        assert_eq!(a.session().board().tableau[0].len(), 2);
+        let _ = screen(&mut a, 100, 24);
+        click(
+            &mut a,
+            Target::Home("QD".parse().unwrap()),
+            MouseButton::Left,
+        );
+        assert_eq!(a.selected, Some(Target::Home("QD".parse().unwrap())));
     }
 
     #[test]
