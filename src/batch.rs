@@ -308,7 +308,10 @@ pub fn run(
         scope.spawn(move || {
             pool.install(|| {
                 use rayon::prelude::*;
-                todo.par_iter().for_each_with(tx, |tx, &seed| {
+                // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and a
+                // hard deal must not hold back the seeds that rayon would otherwise have put
+                // in the same sequential chunk behind it; idle workers steal them.
+                todo.par_iter().with_max_len(1).for_each_with(tx, |tx, &seed| {
                     // The numbering was checked on the first seed before the run started.
                     let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                         return;
