@@ -311,14 +311,16 @@ pub fn run(
                 // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and a
                 // hard deal must not hold back the seeds that rayon would otherwise have put
                 // in the same sequential chunk behind it; idle workers steal them.
-                todo.par_iter().with_max_len(1).for_each_with(tx, |tx, &seed| {
-                    // The numbering was checked on the first seed before the run started.
-                    let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
-                        return;
-                    };
-                    let out = per.solve(&deal);
-                    let _ = tx.send((Row::new(&deal, numbering, &out), deal, out));
-                });
+                todo.par_iter()
+                    .with_max_len(1)
+                    .for_each_with(tx, |tx, &seed| {
+                        // The numbering was checked on the first seed before the run started.
+                        let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
+                            return;
+                        };
+                        let out = per.solve(&deal);
+                        let _ = tx.send((Row::new(&deal, numbering, &out), deal, out));
+                    });
             });
         });
         for (row, deal, out) in rx {
