@@ -350,3 +350,115 @@ fn analyze_lists_every_legal_move_with_its_verdict() {
         &["not `FROM TO`"],
     );
 }
+
+/// The new variants' bad input: a third reserve card, a 53rd card in one deck, a stock in a
+/// game without one, a start rank or PySolFC number where they do not apply.
+#[test]
+fn bad_input_of_the_new_variants_exits_2() {
+    let castile = run_ok(&["deal", "--variant", "castile", "--seed", "3"]);
+    let t1 = castile.lines().find(|l| l.starts_with("t1:")).unwrap();
+    let top = t1.split_whitespace().last().unwrap();
+    // The top card of t1 moved into a third reserve slot.
+    let three = castile
+        .lines()
+        .map(|l| {
+            if l.starts_with("t1:") {
+                l.rsplit_once(' ').unwrap().0.to_string()
+            } else if l.starts_with("reserve:") {
+                format!("{l} {top}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    bad(
+        &["solve", "--deal", "-"],
+        Some(&three),
+        &["<stdin>", "2 reserve cells", top],
+    );
+    // A 53rd card: t1's top card dealt twice in fortress.
+    let fortress = run_ok(&["deal", "--variant", "fortress", "--seed", "3"]);
+    let t1 = fortress.lines().find(|l| l.starts_with("t1:")).unwrap();
+    let top = t1.split_whitespace().last().unwrap().to_string();
+    let dup = fortress.replace(t1, &format!("{t1} {top}"));
+    bad(
+        &["solve", "--deal", "-"],
+        Some(&dup),
+        &[&format!("card {top} appears twice")],
+    );
+    // A stock in beleaguered-castle.
+    let bc = run_ok(&["deal", "--seed", "3"]);
+    let t1 = bc.lines().find(|l| l.starts_with("t1:")).unwrap();
+    let (rest, top) = t1.rsplit_once(' ').unwrap();
+    let stocked = bc.replace(t1, rest) + &format!("stock: {top}\n");
+    bad(
+        &["solve", "--deal", "-"],
+        Some(&stocked),
+        &["beleaguered-castle has no stock", top],
+    );
+    bad(
+        &[
+            "solve",
+            "--variant",
+            "fortress",
+            "--seed",
+            "1",
+            "--start-rank",
+            "2",
+        ],
+        None,
+        &["--start-rank applies to"],
+    );
+    bad(
+        &[
+            "deal",
+            "--variant",
+            "courtyard",
+            "--seed",
+            "1",
+            "--numbering",
+            "pysol",
+        ],
+        None,
+        &["courtyard"],
+    );
+    bad(
+        &[
+            "deal",
+            "--variant",
+            "courtyard",
+            "--seed",
+            "1",
+            "--format",
+            "fcs",
+        ],
+        None,
+        &["--format fcs"],
+    );
+}
+
+/// PySolFC's game numbers through the binary match the committed pysol_cards boards.
+#[test]
+fn pysol_numbers_through_the_binary() {
+    let text = std::fs::read_to_string(data("pysol/beleaguered-castle.txt")).unwrap();
+    let block: Vec<&str> = text
+        .split("deal 67\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take(8)
+        .collect();
+    let fcs = run_ok(&[
+        "deal",
+        "--seed",
+        "67",
+        "--numbering",
+        "pysol",
+        "--format",
+        "fcs",
+    ]);
+    let piles: Vec<&str> = fcs.lines().skip(1).collect();
+    assert_eq!(piles, block);
+}
