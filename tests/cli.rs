@@ -6,6 +6,16 @@ use predicates::prelude::*;
 use serde_json::Value;
 use std::io::Write;
 
+/// Every variant, by the name the command line takes.
+const VARIANTS: [&str; 6] = [
+    "beleaguered-castle",
+    "streets-and-alleys",
+    "citadel",
+    "fortress",
+    "castile",
+    "courtyard",
+];
+
 fn castle() -> Command {
     Command::cargo_bin("castle").unwrap()
 }
@@ -32,14 +42,7 @@ fn temp_file(text: &str) -> tempfile::NamedTempFile {
 
 #[test]
 fn deal_numbers_never_change() {
-    for v in [
-        "beleaguered-castle",
-        "streets-and-alleys",
-        "citadel",
-        "fortress",
-        "castile",
-        "courtyard",
-    ] {
+    for v in VARIANTS {
         for s in ["1", "2", "42", "1000000"] {
             let want = std::fs::read_to_string(data(&format!("golden/{v}-{s}.txt"))).unwrap();
             assert_eq!(
@@ -58,14 +61,7 @@ fn json_deal(args: &[&str]) -> Value {
 
 #[test]
 fn every_deal_format_round_trips() {
-    for v in [
-        "beleaguered-castle",
-        "streets-and-alleys",
-        "citadel",
-        "fortress",
-        "castile",
-        "courtyard",
-    ] {
+    for v in VARIANTS {
         let want = json_deal(&["deal", "--variant", v, "--seed", "7", "--format", "json"]);
         // fc-solve boards hold no stock: courtyard goes through text and JSON only.
         let formats: &[&str] = if v == "courtyard" {

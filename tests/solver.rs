@@ -5,35 +5,10 @@
 
 mod common;
 
-use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves, Variant};
-use castle::{Card, Deal, Limits, Outcome, Pruning, Solver, Verdict};
-use common::{bfs_shortest_win, cards, f8, missing_cards};
+use castle::{Card, Deal, Limits, Pruning, Solver, Verdict};
+use common::{bfs_shortest_win, cards, f8, missing_cards, solve_checked, verdict_of};
 use rayon::prelude::*;
-
-/// Solves and, for a win, replays the moves with the checker (which fails the test if any
-/// move is illegal or the game is not won at the end).
-fn solve_checked(solver: &Solver, deal: &Deal) -> Outcome {
-    let out = solver.solve(deal);
-    if out.verdict == Verdict::Solvable {
-        if let Err(e) = check_win(deal, &steps_of(&out.moves)) {
-            panic!(
-                "solution for {:?} seed {:?} does not replay: {e}",
-                deal.rules.variant, deal.seed
-            );
-        }
-    }
-    out
-}
-
-/// The verdict the slow solver's answer stands for.
-fn verdict_of(shortest: Option<usize>) -> Verdict {
-    if shortest.is_some() {
-        Verdict::Solvable
-    } else {
-        Verdict::Unsolvable
-    }
-}
 
 fn hand_deal(tableau: Vec<Vec<Card>>, foundations: [u8; 4]) -> Deal {
     let deal = Deal {

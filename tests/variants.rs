@@ -5,31 +5,13 @@
 
 mod common;
 
-use castle::check::{check_win, replay, steps_of, Board, Step};
+use castle::check::{replay, steps_of, Board, Step};
 use castle::rules::{Rules, SequenceMoves, Variant};
 use castle::{Card, Deal, Pruning, Solver, Verdict};
-use common::{bfs_board, cards};
+use common::{bfs_board, cards, solve_checked, verdict_of};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
-
-fn solve_checked(solver: &Solver, deal: &Deal) -> castle::Outcome {
-    let out = solver.solve(deal);
-    if out.verdict == Verdict::Solvable {
-        if let Err(e) = check_win(deal, &steps_of(&out.moves)) {
-            panic!("solution does not replay: {e}\n{deal:?}");
-        }
-    }
-    out
-}
-
-fn verdict_of(shortest: Option<usize>) -> Verdict {
-    if shortest.is_some() {
-        Verdict::Solvable
-    } else {
-        Verdict::Unsolvable
-    }
-}
 
 /// A random small position of `rules` played on `piles` piles: most of each suit home, the
 /// rest dealt at random (cells filled first for castile; for courtyard one card per pile and

@@ -369,15 +369,20 @@ pub struct Game {
 }
 
 impl Game {
-    /// A new game of `deal`. With `auto` on, the safe foundation moves are made at once.
-    pub fn new(deal: Deal, auto: bool) -> Game {
-        let mut g = Game {
+    /// The deal as dealt, no move made (not even the automatic ones).
+    fn unplayed(deal: Deal, auto: bool) -> Game {
+        Game {
             board: Board::new(&deal),
             deal,
             done: Vec::new(),
             undone: Vec::new(),
             auto,
-        };
+        }
+    }
+
+    /// A new game of `deal`. With `auto` on, the safe foundation moves are made at once.
+    pub fn new(deal: Deal, auto: bool) -> Game {
+        let mut g = Game::unplayed(deal, auto);
         g.autoplay();
         g
     }
@@ -798,13 +803,7 @@ impl Game {
                 .map_err(|e| InputError(format!("{origin}: play.redo: {e}")))?,
             None => Vec::new(),
         };
-        let mut g = Game {
-            board: Board::new(&deal),
-            deal,
-            done: Vec::new(),
-            undone: Vec::new(),
-            auto,
-        };
+        let mut g = Game::unplayed(deal, auto);
         for (i, s) in steps.into_iter().enumerate() {
             g.board.play(&s).map_err(|why| {
                 InputError(format!("{origin}: move {} ({s}) is illegal: {why}", i + 1))

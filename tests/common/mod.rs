@@ -7,7 +7,8 @@
 #![allow(dead_code)]
 
 use castle::check::Board;
-use castle::{Card, Deal, Suit};
+use castle::check::{check_win, steps_of};
+use castle::{Card, Deal, Outcome, Solver, Suit, Verdict};
 use std::collections::{HashSet, VecDeque};
 
 /// Canonical form for the slow solver: non-empty piles sorted, plus foundation heights.
@@ -158,3 +159,27 @@ pub fn missing_cards(tableau: &[Vec<Card>], found: [u8; 8]) -> Vec<Card> {
 
 /// Every suit, for building positions by hand.
 pub const SUITS: [Suit; 4] = Suit::ALL;
+
+/// Solves and, for a win, replays the moves with the checker (which fails the test if any
+/// move is illegal or the game is not won at the end).
+pub fn solve_checked(solver: &Solver, deal: &Deal) -> Outcome {
+    let out = solver.solve(deal);
+    if out.verdict == Verdict::Solvable {
+        if let Err(e) = check_win(deal, &steps_of(&out.moves)) {
+            panic!(
+                "solution for {} seed {:?} does not replay: {e}\n{deal:?}",
+                deal.rules.variant, deal.seed
+            );
+        }
+    }
+    out
+}
+
+/// The verdict a slow solver's answer (a shortest win's length, or none) stands for.
+pub fn verdict_of(shortest: Option<usize>) -> Verdict {
+    if shortest.is_some() {
+        Verdict::Solvable
+    } else {
+        Verdict::Unsolvable
+    }
+}
