@@ -98,3 +98,43 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
+
+/// Resets this process's peak resident memory (Linux: `5` to `/proc/self/clear_refs`), so
+/// that [`peak_rss_bytes`] measures what follows; false where that is not possible.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// One deal solved by castle and by the peer.
+#[derive(Clone, Debug)]
+pub struct PeerPair {
+    /// The deal number.
+    pub seed: u64,
+    /// castle's result.
+    pub castle: crate::solver::Outcome,
+    /// fc-solve's result.
+    pub peer: crate::peer::PeerRun,
+}
+
+/// Solves every deal of `set` with castle and then with fc-solve (`exe`, with `timeout` and
+/// an address-space cap of `max_memory` bytes per deal), one after the other on this thread.
+pub fn run_set_with_peer(
+    set: &DealSet,
+    solver: &Solver,
+    exe: &std::path::Path,
+    timeout: std::time::Duration,
+    max_memory: u64,
+) -> Vec<PeerPair> {
+    let mut solver = *solver;
+    if solver.limits.max_seconds.is_none() {
+        solver.limits.max_seconds = set.max_seconds;
+    }
+    (set.first..=set.last)
+        .map(|seed| {
+            let deal = Deal::from_seed(set.variant.rules(), seed);
+            let castle = solver.solve(&deal);
+            let peer = crate::peer::run_fc_solve_capped(exe, &deal, timeout, Some(max_memory));
+            PeerPair { seed, castle, peer }
+        })
+        .collect()
+}

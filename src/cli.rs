@@ -265,6 +265,9 @@ pub struct BudgetArgs {
     /// Print the search's win as found, without the shortening pass.
     #[arg(long, hide = true)]
     pub no_shorten: bool,
+    /// Skip the quick phase (the complete search decides every deal).
+    #[arg(long)]
+    pub no_quick: bool,
 }
 
 /// `castle solve`.
@@ -276,6 +279,9 @@ pub struct SolveArgs {
     /// Budgets.
     #[command(flatten)]
     pub budget: BudgetArgs,
+    /// Threads searching the deal together, sharing one table (same verdict as one thread).
+    #[arg(long, short = 'j', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "text")]
     pub format: OutFormat,
@@ -303,6 +309,24 @@ pub struct BenchArgs {
     /// Only the sets of this variant.
     #[arg(long)]
     pub variant: Option<String>,
+    /// Threads searching each deal together (the sets still run one deal at a time).
+    #[arg(long, short = 'j', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+    /// Solve these deal files instead of the sets, each with one thread and with --threads
+    /// (default 2 here), printing the speed-up and each run's peak memory.
+    #[arg(long = "deal", value_name = "FILE")]
+    pub deals: Vec<PathBuf>,
+    /// Also solve every deal with fc-solve's complete search (`-to 0AB -sp r:tf`), if it is
+    /// installed, and print the time and length ratios.
+    #[arg(long)]
+    pub peer: bool,
+    /// Seconds fc-solve may spend on one deal under --peer (a deal it does not finish counts
+    /// this long).
+    #[arg(long, default_value_t = 10.0)]
+    pub peer_seconds: f64,
+    /// MiB of address space fc-solve may use on one deal under --peer.
+    #[arg(long, default_value_t = 4096)]
+    pub peer_memory: u64,
 }
 
 #[cfg(test)]

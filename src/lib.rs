@@ -37,7 +37,7 @@ pub mod state;
 pub use card::{Card, Suit};
 pub use deal::Deal;
 pub use rules::{Rules, Variant};
-pub use solver::{Limit, Limits, Outcome, Solver, Verdict};
+pub use solver::{Limit, Limits, Outcome, Phase, Solver, Verdict};
 pub use state::Pruning;
 
 /// Bad input from a person or a file: the message names the file, line, card or flag at

@@ -155,6 +155,8 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
         },
         restarts: !b.no_restarts,
         shorten: !b.no_shorten,
+        quick: !b.no_quick,
+        threads: 1,
     })
 }
 
@@ -192,7 +194,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Solve(a) => {
             let deal = load_deal(&a.source)?;
-            let solver = limits(&a.budget)?;
+            let solver = Solver {
+                threads: usize::from(a.threads),
+                ..limits(&a.budget)?
+            };
             let result = solve_with_spinner(&solver, &deal, a.quiet)?;
             let report = Report::new(&deal, &result);
             match a.format {
@@ -291,9 +296,13 @@ fn print_text(out: &mut impl Write, deal: &Deal, r: &Outcome, b: &BudgetArgs) ->
             writeln!(out, "unknown: {why}; this is not a proof either way")?;
         }
     }
+    let phase = match r.phase {
+        Some(p) => format!(", decided by the {} phase", p.name()),
+        None => String::new(),
+    };
     writeln!(
         out,
-        "{} nodes, {} states, {:.3} s",
+        "{} nodes, {} states, {:.3} s{phase}",
         r.nodes, r.states, r.seconds
     )?;
     Ok(())
@@ -352,7 +361,16 @@ fn verify(out: &mut impl Write, path: &std::path::Path) -> Result<ExitCode> {
 }
 
 fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
-    let solver = limits(&a.budget)?;
+    let solver = Solver {
+        threads: usize::from(a.threads),
+        ..limits(&a.budget)?
+    };
+    if !a.deals.is_empty() {
+        return bench_deals(out, a, &solver);
+    }
+    if a.peer {
+        return bench_peer(out, a, &solver);
+    }
     let only = parse_variant(&a.variant)?;
     writeln!(
         out,
@@ -411,6 +429,198 @@ fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
             "peak resident memory: {:.1} MiB",
             rss as f64 / (1 << 20) as f64
         )?;
+    }
+    Ok(())
+}
+
+/// `castle bench --peer`: every supported set solved by castle and by fc-solve.
+fn bench_peer(out: &mut impl Write, a: &cli::BenchArgs, solver: &Solver) -> Result<()> {
+    let Some(exe) = castle::peer::fc_solve_path() else {
+        bail!(input(
+            "--peer: fc-solve is not installed (Debian: apt-get install freecell-solver-bin; or set CASTLE_FC_SOLVE)"
+        ));
+    };
+    let only = parse_variant(&a.variant)?;
+    let timeout = Duration::from_secs_f64(a.peer_seconds);
+    writeln!(
+        out,
+        "{:<10} {:>5} {:>10} {:>10} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9}",
+        "set",
+        "deals",
+        "castle s",
+        "fc-solve s",
+        "ratio",
+        "castle",
+        "fc-solve",
+        "castle",
+        "fc-solve",
+        "disagree"
+    )?;
+    writeln!(
+        out,
+        "{:<10} {:>5} {:>10} {:>10} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9}",
+        "", "", "", "", "", "med len", "med len", "undecided", "undecided", ""
+    )?;
+    for set in standard_sets() {
+        if only.is_some_and(|v| v != set.variant)
+            || castle::peer::supports(&set.variant.rules()).is_err()
+        {
+            continue;
+        }
+        let pairs =
+            castle::bench::run_set_with_peer(&set, solver, &exe, timeout, a.peer_memory << 20);
+        let castle_s: f64 = pairs.iter().map(|p| p.castle.seconds).sum();
+        let peer_s: f64 = pairs
+            .iter()
+            .map(|p| p.peer.seconds.min(a.peer_seconds))
+            .sum();
+        let mut castle_len = Vec::new();
+        let mut peer_len = Vec::new();
+        let mut disagree = Vec::new();
+        let (mut castle_open, mut peer_open) = (0, 0);
+        for p in &pairs {
+            use castle::peer::PeerVerdict as P;
+            let theirs = match &p.peer.verdict {
+                P::Solvable => Some(Verdict::Solvable),
+                P::Unsolvable => Some(Verdict::Unsolvable),
+                P::Timeout | P::Failed(_) => None,
+            };
+            if theirs.is_none() {
+                peer_open += 1;
+            }
+            if p.castle.verdict == Verdict::Unknown {
+                castle_open += 1;
+            }
+            if let Some(v) = theirs {
+                if p.castle.verdict != Verdict::Unknown && v != p.castle.verdict {
+                    disagree.push(p.seed);
+                }
+            }
+            if let (Verdict::Solvable, Some(n)) = (p.castle.verdict, p.peer.moves) {
+                castle_len.push(p.castle.moves.len());
+                peer_len.push(n);
+            }
+        }
+        let median = |v: &mut Vec<usize>| {
+            v.sort_unstable();
+            v.get(v.len() / 2).copied().unwrap_or(0)
+        };
+        let bound = if peer_open > 0 { ">=" } else { "" };
+        writeln!(
+            out,
+            "{:<10} {:>5} {:>10.2} {:>10} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9}",
+            format!("{} {}..{}", short(set.variant), set.first, set.last),
+            pairs.len(),
+            castle_s,
+            format!("{bound}{peer_s:.2}"),
+            format!("{bound}{:.1}x", peer_s / castle_s.max(1e-9)),
+            median(&mut castle_len),
+            median(&mut peer_len),
+            castle_open,
+            peer_open,
+            disagree.len()
+        )?;
+        if !disagree.is_empty() {
+            writeln!(out, "  VERDICTS DIFFER on deals {disagree:?}")?;
+        }
+    }
+    writeln!(
+        out,
+        "fc-solve: `{} {}`, {} s and {} MiB per deal (a deal it does not finish counts {} s); \
+         med len over the deals both solved, in single-card moves; ratio = fc-solve s / castle s",
+        exe.display(),
+        castle::peer::FC_SOLVE_ARGS.join(" "),
+        a.peer_seconds,
+        a.peer_memory,
+        a.peer_seconds
+    )?;
+    Ok(())
+}
+
+/// `castle bench --deal FILE...`: each deal with one thread and with `--threads`.
+fn bench_deals(out: &mut impl Write, a: &cli::BenchArgs, solver: &Solver) -> Result<()> {
+    let threads = if a.threads > 1 {
+        usize::from(a.threads)
+    } else {
+        2
+    };
+    writeln!(
+        out,
+        "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9} {:>9}",
+        "deal", "threads", "verdict", "moves", "nodes", "states", "phase", "seconds", "peak MiB"
+    )?;
+    for path in &a.deals {
+        let (text, origin) = read_input(path)?;
+        let opts = ReadOptions {
+            variant: parse_variant(&a.variant)?,
+            start_rank: None,
+            foundation_return: None,
+            sequence_moves: None,
+            format: None,
+        };
+        let deal = formats::read_deal(&text, &origin, opts)?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let mut secs = Vec::new();
+        for t in [1, threads] {
+            let s = Solver {
+                threads: t,
+                ..*solver
+            };
+            castle::bench::reset_peak_rss();
+            let o = s.solve(&deal);
+            if o.verdict == Verdict::Solvable {
+                check::check_win(&deal, &check::steps_of(&o.moves))
+                    .context("internal error: the solver's solution does not replay")?;
+            }
+            let rss = peak_rss_bytes().map_or("?".to_string(), |b| {
+                format!("{:.0}", b as f64 / (1 << 20) as f64)
+            });
+            writeln!(
+                out,
+                "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9.2} {:>9}",
+                name,
+                t,
+                o.verdict.name(),
+                o.moves.len(),
+                o.nodes,
+                o.peak_states,
+                o.phase.map_or("-", |p| p.name()),
+                o.seconds,
+                rss
+            )?;
+            secs.push(o.seconds);
+        }
+        writeln!(
+            out,
+            "{:<28} speed-up with {threads} threads: {:.2}x",
+            "",
+            secs[0] / secs[1].max(1e-9)
+        )?;
+        if a.peer {
+            if let Some(exe) = castle::peer::fc_solve_path() {
+                let p = castle::peer::run_fc_solve_capped(
+                    &exe,
+                    &deal,
+                    Duration::from_secs_f64(a.peer_seconds),
+                    Some(a.peer_memory << 20),
+                );
+                writeln!(
+                    out,
+                    "{:<28} fc-solve: {} in {:.2} s{}{}",
+                    "",
+                    p.verdict.name(),
+                    p.seconds,
+                    p.moves.map_or(String::new(), |m| format!(", {m} moves")),
+                    p.peak_rss_bytes.map_or(String::new(), |b| format!(
+                        ", peak {:.0} MiB",
+                        b as f64 / (1 << 20) as f64
+                    ))
+                )?;
+            }
+        }
     }
     Ok(())
 }

@@ -75,6 +75,10 @@ pub struct Report {
     pub seconds: f64,
     /// For `unknown`: `nodes`, `seconds` or `memory`.
     pub limit: Option<String>,
+    /// The phase that decided the deal: `quick` or `complete` (null for `unknown`; absent in
+    /// reports written before the quick phase existed).
+    #[serde(default)]
+    pub phase: Option<String>,
 }
 
 fn names(cards: &[Card]) -> Vec<String> {
@@ -130,6 +134,7 @@ impl Report {
             states: out.states,
             seconds: (out.seconds * 1e6).round() / 1e6,
             limit: out.limit.map(|l| l.name().to_string()),
+            phase: out.phase.map(|p| p.name().to_string()),
         }
     }
 

@@ -692,6 +692,21 @@ impl Position {
         }
     }
 
+    /// Any move to the foundations (a tableau top, a cell card, then the waste top): the quick
+    /// phase plays these at once, not caring whether a win needs the card elsewhere.
+    pub fn foundation_move(&self) -> Option<Move> {
+        if let Some(m) = self.first_fitting(|_, _| true) {
+            return Some(m);
+        }
+        if self.wlen > 0 {
+            let c = self.seq[self.waste[self.wlen as usize - 1] as usize];
+            if self.fits_foundation(c) {
+                return Some(Move::single(c, WASTE, FOUNDATION));
+            }
+        }
+        None
+    }
+
     /// The first tableau top (then cell card) that fits its foundation and passes `ok` (given
     /// the card and its pile's length; 0 for a cell), as a foundation move.
     #[inline]

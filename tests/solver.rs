@@ -61,7 +61,10 @@ fn a_position_with_no_legal_move_is_lost() {
     assert_eq!(bfs_shortest_win(&deal, 1_000), Some(None));
     let out = solve_checked(&Solver::default(), &deal);
     assert_eq!(out.verdict, Verdict::Unsolvable);
-    assert_eq!(out.nodes, 1, "only the opening position exists");
+    assert_eq!(out.phase, Some(castle::Phase::Complete));
+    // The quick phase and the complete search each enter the opening position, and nothing
+    // else exists.
+    assert_eq!(out.nodes, 2, "only the opening position exists");
 }
 
 #[test]
@@ -196,7 +199,60 @@ fn configs() -> Vec<(&'static str, Solver)> {
                 ..base
             },
         ),
+        (
+            "no quick phase",
+            Solver {
+                quick: false,
+                ..base
+            },
+        ),
+        ("two threads", Solver { threads: 2, ..base }),
     ]
+}
+
+/// The memory bound: a lost deal that stores more states than a 2 MiB table holds is still
+/// proved lost, by replacing entries, with the table never above its budget; and with one
+/// thread or two, the same verdict. (Much tighter budgets are exact too, but a depth-first
+/// search that forgets most of what it saw can take exponentially long to finish.)
+#[test]
+fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
+    let rules = Variant::BeleagueredCastle.rules();
+    let big = Solver {
+        restarts: false,
+        quick: false,
+        ..Solver::default()
+    };
+    // Deal 85 is lost and its search stores about 150,000 states, some 2.5 MiB of table.
+    let deal = Deal::from_seed(rules, 85);
+    let full = big.solve(&deal);
+    assert_eq!(full.verdict, Verdict::Unsolvable);
+    assert!(
+        full.states > 100_000,
+        "deal 85 stored only {} states",
+        full.states
+    );
+    for threads in [1, 2] {
+        let tiny = Solver {
+            threads,
+            limits: Limits {
+                memory_bytes: 2 << 20,
+                ..big.limits
+            },
+            ..big
+        };
+        let o = tiny.solve(&deal);
+        assert_eq!(o.verdict, Verdict::Unsolvable, "seed {:?}", deal.seed);
+        assert!(o.replaced > 0, "the 2 MiB table never filled");
+        assert!(
+            o.peak_table_bytes <= 2 << 20,
+            "table peaked at {} bytes",
+            o.peak_table_bytes
+        );
+        assert!(
+            o.nodes >= full.nodes,
+            "re-searching costs nodes, never saves"
+        );
+    }
 }
 
 fn same_verdicts_for(rules: Rules, seeds: std::ops::RangeInclusive<u64>, cap: u64) {

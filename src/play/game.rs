@@ -728,6 +728,7 @@ impl Game {
             states: 0,
             seconds: 0.0,
             limit: None,
+            phase: None,
         };
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         let automatic: Vec<usize> = self

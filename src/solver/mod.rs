@@ -12,6 +12,7 @@ use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::{Position, Pruning};
 use std::fmt;
+use std::sync::atomic::Ordering;
 
 /// Budgets for one solve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -108,12 +109,16 @@ pub struct Outcome {
     pub limit: Option<Limit>,
     /// Most cards on the foundations in any position the search reached.
     pub best_home: u8,
-    /// Table allocation at the end, in bytes (key, tag and pin bit per slot).
+    /// Table allocation at the end, in bytes (key and a tag-and-pin byte per slot).
     pub table_bytes: usize,
+    /// Largest table allocation during the solve (a segment's growth included).
+    pub peak_table_bytes: usize,
     /// Table entries replaced because the memory budget was reached.
     pub replaced: u64,
     /// Search attempts made (more than one when restarts cut earlier attempts short).
     pub attempts: u32,
+    /// The phase that decided the deal (none for `Unknown`).
+    pub phase: Option<Phase>,
 }
 
 /// Progress of a running solve, passed to the progress callback.
@@ -140,6 +145,11 @@ pub struct Solver {
     /// Shorten every win found (see [`crate::shorten`]): cut loops, merge a card's
     /// consecutive moves. Never changes a verdict; the result is replayed.
     pub shorten: bool,
+    /// Start with the quick phase (see [`Phase::Quick`]).
+    pub quick: bool,
+    /// Threads searching the deal together (sharing one table; see `search.rs`). The
+    /// verdict does not depend on it; the nodes and the move list found may.
+    pub threads: usize,
 }
 
 impl Default for Solver {
@@ -149,6 +159,8 @@ impl Default for Solver {
             pruning: Pruning::default(),
             restarts: true,
             shorten: true,
+            quick: true,
+            threads: 1,
         }
     }
 }
@@ -196,15 +208,55 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> Outcome {
         let t0 = std::time::Instant::now();
-        let mut table = table::Table::<W>::new(self.limits.memory_bytes);
-        let mut scratch = search::Scratch::default();
-        let mut done = 0u64;
-        let mut attempt = 0u32;
+        let threads = self.threads.max(1);
+        // The recent-key caches take at most an eighth of the budget, the table the rest.
+        let memory = self.limits.memory_bytes;
+        let scratches: Vec<search::Scratch<W>> = (0..threads)
+            .map(|_| search::Scratch::new(memory / 8 / threads))
+            .collect();
+        let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
+        let mut ctx = Context {
+            deal,
+            solver: self,
+            t0,
+            table: table::Table::<W>::new(memory.saturating_sub(caches)),
+            scratches,
+            pool: (threads > 1).then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("castle-solve-{i}"))
+                    .build()
+                    .expect("a thread pool for the search")
+            }),
+            done: 0,
+            best_home: deal.cards_home() as u8,
+        };
+        let mut attempts = 0u32;
+        if self.quick {
+            // The quick phase: a win it finds is real (and replayed like any other); if it
+            // finds none, whatever the reason, the complete search below decides.
+            let budget = match self.limits.max_nodes {
+                Some(m) => m.min(QUICK_NODES),
+                None => QUICK_NODES,
+            };
+            attempts += 1;
+            let (line, limit) = ctx.attempt(Some(budget), 0, true, progress);
+            match (line, limit) {
+                (Some(line), _) => {
+                    return ctx.outcome(Ok(line), attempts, Some(Phase::Quick));
+                }
+                (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
+                    return ctx.outcome(Err(Some(l)), attempts, None);
+                }
+                _ => {}
+            }
+        }
+        let mut k = 0u32;
         loop {
             let mut budget = self
                 .restarts
-                .then(|| FIRST_ATTEMPT_NODES.saturating_mul(1 << attempt.min(40)));
-            let global_left = self.limits.max_nodes.map(|m| m.saturating_sub(done));
+                .then(|| FIRST_ATTEMPT_NODES.saturating_mul(1 << k.min(40)));
+            let global_left = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
             let global_binds = match (budget, global_left) {
                 (_, None) => false,
                 (None, Some(_)) => true,
@@ -213,29 +265,133 @@ impl Solver {
             if global_binds {
                 budget = global_left;
             }
-            let mut pos = Position::new(deal);
-            table.clear();
-            let jitter = u64::from(attempt);
-            let run = search::Attempt {
-                t0,
-                budget,
-                done,
-                jitter,
-            };
-            let mut out =
-                search::dfs::<W>(&mut pos, self, &mut table, &mut scratch, &run, progress);
-            done += out.nodes;
-            let cut = out.limit == Some(Limit::Nodes) && !global_binds;
-            if !cut {
-                if self.shorten && out.verdict == Verdict::Solvable {
-                    out.moves = crate::shorten::shorten(deal, &out.moves);
-                }
-                out.nodes = done;
-                out.seconds = t0.elapsed().as_secs_f64();
-                out.attempts = attempt + 1;
-                return out;
+            attempts += 1;
+            let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
+            if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
+                k += 1;
+                continue;
             }
-            attempt += 1;
+            let phase = (limit.is_none() || line.is_some()).then_some(Phase::Complete);
+            let result = match line {
+                Some(line) => Ok(line),
+                None => Err(limit),
+            };
+            return ctx.outcome(result, attempts, phase);
+        }
+    }
+}
+
+/// Node budget of the quick phase.
+const QUICK_NODES: u64 = 50_000;
+
+/// Which phase of a solve decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The quick phase: a search that plays every card that fits to the foundations at once
+    /// (not proved safe, so it may miss wins; it only ever reports a win it found).
+    Quick,
+    /// The complete search (every reduction proved to keep every win).
+    Complete,
+}
+
+impl Phase {
+    /// The name used in every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Quick => "quick",
+            Phase::Complete => "complete",
+        }
+    }
+}
+
+/// What the attempts of one solve share.
+struct Context<'a, const W: usize> {
+    deal: &'a Deal,
+    solver: &'a Solver,
+    t0: std::time::Instant,
+    table: table::Table<W>,
+    scratches: Vec<search::Scratch<W>>,
+    pool: Option<rayon::ThreadPool>,
+    /// Nodes of the attempts so far.
+    done: u64,
+    best_home: u8,
+}
+
+impl<const W: usize> Context<'_, W> {
+    /// One search from the deal with a fresh table: the win found, or why it stopped without
+    /// one (no reason: the reachable space was exhausted).
+    fn attempt(
+        &mut self,
+        budget: Option<u64>,
+        jitter: u64,
+        greedy: bool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (Option<Vec<Move>>, Option<Limit>) {
+        self.table.clear();
+        for s in &mut self.scratches {
+            s.clear();
+        }
+        let mut run = search::Run::new(self.deal, self.solver, self.t0);
+        run.budget = budget;
+        run.done = self.done;
+        run.jitter = jitter;
+        run.greedy = greedy;
+        match &self.pool {
+            None => {
+                let mut pos = Position::new(self.deal);
+                search::dfs::<W, _>(
+                    &run,
+                    &mut &mut self.table,
+                    &mut self.scratches[0],
+                    &mut pos,
+                    &[],
+                    search::Root::Enter,
+                    &mut |_| {},
+                    progress,
+                );
+            }
+            Some(pool) => {
+                run.parallel = true;
+                search::parallel(&run, &self.table, &mut self.scratches, pool, progress);
+            }
+        }
+        self.done += run.nodes.load(Ordering::Relaxed);
+        self.best_home = self.best_home.max(run.best_home.load(Ordering::Relaxed));
+        let win = run.win.into_inner().unwrap_or_else(|e| e.into_inner());
+        let limit = run.limit.into_inner().unwrap_or_else(|e| e.into_inner());
+        (win, limit)
+    }
+
+    fn outcome(
+        &self,
+        result: Result<Vec<Move>, Option<Limit>>,
+        attempts: u32,
+        phase: Option<Phase>,
+    ) -> Outcome {
+        let (verdict, moves, limit) = match result {
+            Ok(line) if self.solver.shorten => (
+                Verdict::Solvable,
+                crate::shorten::shorten(self.deal, &line),
+                None,
+            ),
+            Ok(line) => (Verdict::Solvable, line, None),
+            Err(Some(l)) => (Verdict::Unknown, Vec::new(), Some(l)),
+            Err(None) => (Verdict::Unsolvable, Vec::new(), None),
+        };
+        Outcome {
+            verdict,
+            moves,
+            nodes: self.done,
+            states: self.table.len() as u64,
+            peak_states: self.table.peak_len() as u64,
+            seconds: self.t0.elapsed().as_secs_f64(),
+            limit,
+            best_home: self.best_home,
+            table_bytes: self.table.bytes(),
+            peak_table_bytes: self.table.peak_bytes(),
+            replaced: self.table.replaced(),
+            attempts,
+            phase,
         }
     }
 }

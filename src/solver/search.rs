@@ -1,10 +1,32 @@
 //! Depth-first search with an explicit stack: no recursion (wins can be thousands of moves
 //! deep), no allocation per node (moves go into one growing stack of move lists).
+//!
+//! # Several threads in one deal
+//! With `threads > 1` the threads share one [`Table`] and one [`Run`] (stop flag, node count,
+//! the win). A rayon scope runs *tasks*: a task is a position (a move list from the deal) and
+//! some of its untried moves. The first task is the deal itself. A thread that sees no task
+//! waiting *donates* work: it takes the untried moves of the shallowest position on its own
+//! path that has some (the upper half of them) and spawns them as a task for an idle thread.
+//!
+//! Why this stays exact: the search is a graph search over a shared set of entered states,
+//! and its completeness argument needs only that every entered state eventually has every
+//! move tried — by anyone. Suppose no win was found and the search ended without a budget,
+//! yet some entered state `S` has a winning line `S, S1, ..., win`. Take the first `Si` of that
+//! line never entered: its predecessor was entered, so all its moves were tried (donated moves
+//! run before the scope ends), and trying the move to `Si` either entered `Si` or found it
+//! entered already — a contradiction. A state another thread has entered but not finished is
+//! "entered", which is all the argument uses. Pins (never replaced while pinned) keep each
+//! thread's own path loop-free; a donated task's root needs none, since a thread that comes
+//! back to it through a cycle either finds it entered or enters it anew (pinned, one level
+//! deeper), and either way stops there.
 
-use super::table::{Entry, Table};
-use super::{Limit, Outcome, Progress, Solver, Verdict};
+use super::table::{Entry, Slot, Table};
+use super::{Limit, Progress, Solver};
+use crate::deal::Deal;
 use crate::moves::{is_cell, is_tableau, Move, MoveList};
 use crate::state::{Position, Pruning};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// One position on the search path.
@@ -16,14 +38,20 @@ struct Frame {
     start: u32,
     /// History length before the edge into this position was played.
     hist: u32,
-    /// Its table slot, valid while the table epoch is `epoch`.
-    slot: u32,
-    epoch: u32,
+    /// Its table slot (none for a donated task's root, which another thread entered).
+    slot: Option<Slot>,
 }
 
-/// Plays every safe foundation move (if that reduction is on), recording each.
+/// Plays every safe foundation move (if that reduction is on), recording each; with `greedy`
+/// (the quick phase), every foundation move.
 #[inline]
-fn autoplay(pos: &mut Position, prune: Pruning, hist: &mut Vec<Move>) {
+fn autoplay(pos: &mut Position, prune: Pruning, greedy: bool, hist: &mut Vec<Move>) {
+    if greedy {
+        while let Some(m) = pos.foundation_move() {
+            pos.play(m, hist);
+        }
+        return;
+    }
     if !prune.safe_autoplay {
         return;
     }
@@ -40,17 +68,107 @@ fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
     }
 }
 
-/// The search's growing buffers, kept from one attempt to the next so that a restart does
-/// not fault in fresh pages for them again.
-#[derive(Default)]
-pub(super) struct Scratch {
+/// Most slots of the recent-key cache (see [`Scratch`]): 2^15 keys, under a megabyte, so it
+/// stays in the second-level cache while the table proper is far larger than any cache.
+const RECENT_BITS: u32 = 15;
+
+/// A thread's growing buffers, kept from one attempt (and one task) to the next so that
+/// they are not faulted in again, and its cache of recently entered keys.
+///
+/// The cache is asked before the table: most positions the search meets again are
+/// transpositions of ones this thread entered moments ago, and the cache answers those without
+/// touching the big arrays. It holds only keys this thread entered, so its "present" is always
+/// true (an entry the table has since replaced was still entered once, which is all "present"
+/// means); it is emptied with the table.
+pub(super) struct Scratch<const W: usize> {
     hist: Vec<Move>,
     stack: Vec<Move>,
     frames: Vec<Frame>,
+    recent: Vec<[u64; W]>,
 }
 
-/// What distinguishes one attempt of a solve from another.
-pub(super) struct Attempt {
+impl<const W: usize> Scratch<W> {
+    /// Buffers with a recent-key cache of at most `max_bytes` (2^15 keys at most).
+    pub fn new(max_bytes: usize) -> Self {
+        let n = (max_bytes / (8 * W)).clamp(64, 1 << RECENT_BITS);
+        let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        Scratch {
+            hist: Vec::new(),
+            stack: Vec::new(),
+            frames: Vec::new(),
+            recent: vec![[0; W]; n],
+        }
+    }
+
+    /// Bytes of the recent-key cache.
+    pub fn cache_bytes(&self) -> usize {
+        self.recent.len() * 8 * W
+    }
+
+    /// Forgets the cached keys (with a cleared table).
+    pub fn clear(&mut self) {
+        self.recent.fill([0; W]);
+    }
+}
+
+/// True if `key` was entered by this thread lately (see [`Scratch`]); records it otherwise.
+#[inline]
+fn seen<const W: usize>(recent: &mut [[u64; W]], key: &[u64; W]) -> bool {
+    // A cheap hash: the cache is small and a collision only costs a table probe.
+    let mut h = 0u64;
+    for &w in key {
+        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    let r = (h >> 40) as usize & (recent.len() - 1);
+    if &recent[r] == key {
+        return true;
+    }
+    recent[r] = *key;
+    false
+}
+
+/// The table as one search thread uses it: owned (no locks) or shared.
+pub(super) trait Access<const W: usize> {
+    fn enter(&mut self, key: &[u64; W]) -> Entry;
+    fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]);
+    fn len(&self) -> usize;
+}
+
+impl<const W: usize> Access<W> for &mut Table<W> {
+    #[inline]
+    fn enter(&mut self, key: &[u64; W]) -> Entry {
+        Table::enter(self, key)
+    }
+    #[inline]
+    fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
+        Table::unpin(self, slot, key);
+    }
+    fn len(&self) -> usize {
+        Table::len(self)
+    }
+}
+
+/// A table several threads use.
+pub(super) struct Shared<'a, const W: usize>(pub &'a Table<W>);
+
+impl<const W: usize> Access<W> for Shared<'_, W> {
+    #[inline]
+    fn enter(&mut self, key: &[u64; W]) -> Entry {
+        self.0.enter_shared(key)
+    }
+    #[inline]
+    fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
+        self.0.unpin_shared(slot, key);
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// One attempt of a solve, as every thread of it sees it.
+pub(super) struct Run<'a> {
+    pub deal: &'a Deal,
+    pub cfg: &'a Solver,
     /// When the solve started (for `--max-seconds`).
     pub t0: Instant,
     /// This attempt's node budget (`Limit::Nodes` when hit).
@@ -59,59 +177,122 @@ pub(super) struct Attempt {
     pub done: u64,
     /// Varies the move order (0: the plain heuristic order).
     pub jitter: u64,
+    /// Donate work to idle threads.
+    pub parallel: bool,
+    /// The quick phase: every card that fits goes home at once (not exact; see
+    /// [`super::Phase::Quick`]).
+    pub greedy: bool,
+    /// Set when a win is found or a budget runs out: every thread stops.
+    pub stop: AtomicBool,
+    /// Nodes of this attempt, all threads.
+    pub nodes: AtomicU64,
+    pub best_home: AtomicU8,
+    pub win: Mutex<Option<Vec<Move>>>,
+    pub limit: Mutex<Option<Limit>>,
+    /// Donated tasks not yet started.
+    pub queued: AtomicUsize,
 }
 
-/// One depth-first search from `pos`. Whatever the order, an attempt that ends without
-/// hitting a budget has entered every reachable position, so its verdict is exact.
-pub(super) fn dfs<const W: usize>(
+impl<'a> Run<'a> {
+    pub fn new(deal: &'a Deal, cfg: &'a Solver, t0: Instant) -> Self {
+        Run {
+            deal,
+            cfg,
+            t0,
+            budget: None,
+            done: 0,
+            jitter: 0,
+            parallel: false,
+            greedy: false,
+            stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+            best_home: AtomicU8::new(0),
+            win: Mutex::new(None),
+            limit: Mutex::new(None),
+            queued: AtomicUsize::new(0),
+        }
+    }
+
+    fn halt(&self, limit: Option<Limit>) {
+        if let Some(l) = limit {
+            let mut g = self.limit.lock().unwrap_or_else(|e| e.into_inner());
+            g.get_or_insert(l);
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    fn won(&self, line: &[Move]) {
+        let mut g = self.win.lock().unwrap_or_else(|e| e.into_inner());
+        if g.is_none() {
+            *g = Some(line.to_vec());
+        }
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Where a search starts.
+pub(super) enum Root {
+    /// The position `pos` stands in, to be entered like any other.
+    Enter,
+    /// Donated work: these moves from the position `pos` stands in (entered by another
+    /// thread).
+    Moves(Vec<Move>),
+}
+
+/// Work handed to another thread: the line to the position, and moves to try there.
+pub(super) type Task = (Vec<Move>, Vec<Move>);
+
+/// Nodes between two reads of the clock (and progress reports).
+const CLOCK_EVERY: u64 = 0xFFFF;
+/// Nodes between two looks for an idle thread.
+const DONATE_EVERY: u64 = 0x3FF;
+/// Nodes a thread counts before adding them to the shared count (one thread: every node, so
+/// node budgets are exact).
+const SYNC_EVERY: u64 = 0xFF;
+
+/// Depth-first search from `pos`, whose line from the deal is `prefix`. Results go to `run`.
+/// Whatever the order, a search that ends without hitting a budget or the stop flag has tried
+/// every move of every state it entered.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn dfs<const W: usize, A: Access<W>>(
+    run: &Run,
+    table: &mut A,
+    scratch: &mut Scratch<W>,
     pos: &mut Position,
-    cfg: &Solver,
-    table: &mut Table<W>,
-    scratch: &mut Scratch,
-    attempt: &Attempt,
+    prefix: &[Move],
+    root: Root,
+    donate: &mut dyn FnMut(Task),
     progress: &mut dyn FnMut(&Progress),
-) -> Outcome {
-    let Attempt {
-        t0,
-        budget,
-        done,
-        jitter,
-    } = *attempt;
-    let prune = cfg.pruning;
-    let limits = cfg.limits;
+) {
+    let prune = run.cfg.pruning;
+    let limits = run.cfg.limits;
+    let jitter = run.jitter;
+    let greedy = run.greedy;
+    let (budget, done, t0) = (run.budget, run.done, run.t0);
+    let sync_every = if run.parallel { SYNC_EVERY } else { 0 };
     let Scratch {
         hist,
         stack,
         frames,
+        recent,
     } = scratch;
     hist.clear();
+    hist.extend_from_slice(prefix);
     stack.clear();
     frames.clear();
     let mut list = MoveList::default();
     let mut nodes: u64 = 0;
-
-    autoplay(pos, prune, hist);
+    let mut synced: u64 = 0;
     let mut best_home = pos.home();
-    // Ends the search with this verdict (everything else is read from the search state).
+
+    // Ends this thread's search (the states on its path stay pinned: the table is cleared
+    // before it is searched again).
     macro_rules! finish {
-        ($verdict:expr, $moves:expr, $limit:expr) => {
-            return Outcome {
-                verdict: $verdict,
-                moves: $moves,
-                nodes,
-                states: table.len() as u64,
-                peak_states: table.peak_len() as u64,
-                seconds: t0.elapsed().as_secs_f64(),
-                limit: $limit,
-                best_home,
-                table_bytes: table.bytes(),
-                replaced: table.replaced(),
-                attempts: 1,
-            }
-        };
-    }
-    if pos.is_won() {
-        finish!(Verdict::Solvable, hist.clone(), None)
+        () => {{
+            run.best_home.fetch_max(best_home, Ordering::Relaxed);
+            run.nodes.fetch_add(nodes - synced, Ordering::Relaxed);
+            return;
+        }};
     }
 
     // Enters the position `pos` stands in: stores its key and pushes its frame.
@@ -120,10 +301,16 @@ pub(super) fn dfs<const W: usize>(
             let key = pos
                 .key::<W>()
                 .expect("key width chosen from key_bits_bound");
-            match table.enter(&key) {
+            let entry = if seen(recent, &key) {
+                Entry::Present
+            } else {
+                table.enter(&key)
+            };
+            match entry {
                 Entry::Present => false,
                 Entry::NoRoom => {
-                    finish!(Verdict::Unknown, Vec::new(), Some(Limit::Memory))
+                    run.halt(Some(Limit::Memory));
+                    finish!()
                 }
                 Entry::Stored(slot) => {
                     nodes += 1;
@@ -135,8 +322,7 @@ pub(super) fn dfs<const W: usize>(
                         end: stack.len() as u32,
                         start,
                         hist: $hist_before as u32,
-                        slot: slot as u32,
-                        epoch: table.epoch(),
+                        slot: Some(slot),
                     });
                     true
                 }
@@ -144,23 +330,42 @@ pub(super) fn dfs<const W: usize>(
         }};
     }
 
-    enter!(0, None);
+    match root {
+        Root::Enter => {
+            autoplay(pos, prune, greedy, hist);
+            best_home = best_home.max(pos.home());
+            if pos.is_won() {
+                run.won(hist);
+                finish!()
+            }
+            enter!(prefix.len(), None);
+        }
+        Root::Moves(moves) => {
+            let start = stack.len() as u32;
+            stack.extend_from_slice(&moves);
+            frames.push(Frame {
+                next: start,
+                end: stack.len() as u32,
+                start,
+                hist: prefix.len() as u32,
+                slot: None,
+            });
+        }
+    }
 
     loop {
+        if run.stop.load(Ordering::Relaxed) {
+            finish!()
+        }
         let Some(f) = frames.last_mut() else {
-            finish!(Verdict::Unsolvable, Vec::new(), None)
+            finish!()
         };
         if f.next == f.end {
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
             // later visit by another path is answered from the table).
             let f = frames.pop().expect("frame present");
-            if f.epoch == table.epoch() {
-                table.unpin(f.slot as usize);
-            } else {
-                let key = pos.key::<W>().expect("key fits");
-                if let Some(s) = table.find(&key) {
-                    table.unpin(s);
-                }
+            if let Some(slot) = f.slot {
+                table.unpin(slot, || pos.key::<W>().expect("key fits"));
             }
             stack.truncate(f.start as usize);
             undo_to(pos, hist, f.hist as usize);
@@ -170,7 +375,7 @@ pub(super) fn dfs<const W: usize>(
         f.next += 1;
         let before = hist.len();
         pos.play(m, hist);
-        autoplay(pos, prune, hist);
+        autoplay(pos, prune, greedy, hist);
         // The card just moved, if nothing else moved with it (see `Position::generate`).
         let last = (m.count == 1
             && (is_tableau(m.from) || is_cell(m.from))
@@ -181,27 +386,129 @@ pub(super) fn dfs<const W: usize>(
             best_home = pos.home();
         }
         if pos.is_won() {
-            finish!(Verdict::Solvable, hist.clone(), None)
+            run.won(hist);
+            finish!()
         }
         if !enter!(before, last) {
             undo_to(pos, hist, before);
             continue;
         }
-        if let Some(max) = budget {
-            if nodes >= max {
-                finish!(Verdict::Unknown, Vec::new(), Some(Limit::Nodes))
+        if nodes - synced > sync_every {
+            let total = run.nodes.fetch_add(nodes - synced, Ordering::Relaxed) + nodes - synced;
+            synced = nodes;
+            if budget.is_some_and(|max| total >= max) {
+                run.halt(Some(Limit::Nodes));
+                finish!()
             }
         }
-        if nodes & 0xFFFF == 0 {
+        if run.parallel && nodes & DONATE_EVERY == 0 && run.queued.load(Ordering::Relaxed) == 0 {
+            give_away(frames, stack, hist, donate);
+        }
+        if nodes & CLOCK_EVERY == 0 {
             let seconds = t0.elapsed().as_secs_f64();
             if limits.max_seconds.is_some_and(|s| seconds >= s) {
-                finish!(Verdict::Unknown, Vec::new(), Some(Limit::Seconds))
+                run.halt(Some(Limit::Seconds));
+                finish!()
             }
-            progress(&Progress {
-                nodes: done + nodes,
-                states: table.len() as u64,
-                seconds,
-            });
+            if !run.parallel {
+                progress(&Progress {
+                    nodes: done + run.nodes.load(Ordering::Relaxed),
+                    states: table.len() as u64,
+                    seconds,
+                });
+            }
         }
     }
+}
+
+/// Hands the upper half of the untried moves of the shallowest position on the path that has
+/// any to `donate`, with the line to that position.
+fn give_away(frames: &mut [Frame], stack: &[Move], hist: &[Move], donate: &mut dyn FnMut(Task)) {
+    let Some(k) = frames.iter().position(|f| f.next < f.end) else {
+        return;
+    };
+    let f = &frames[k];
+    let mid = f.next + (f.end - f.next) / 2;
+    let moves = stack[mid as usize..f.end as usize].to_vec();
+    // The position of frame `k` is the line up to where frame `k + 1`'s edge begins.
+    let at = frames.get(k + 1).map_or(hist.len(), |g| g.hist as usize);
+    frames[k].end = mid;
+    donate((hist[..at].to_vec(), moves));
+}
+
+/// Runs one attempt on `pool`'s threads, sharing `table`; calls `progress` from this thread
+/// about every 50 ms.
+pub(super) fn parallel<const W: usize>(
+    run: &Run,
+    table: &Table<W>,
+    scratches: &mut [Scratch<W>],
+    pool: &rayon::ThreadPool,
+    progress: &mut dyn FnMut(&Progress),
+) {
+    let slots: Vec<Mutex<&mut Scratch<W>>> = scratches.iter_mut().map(Mutex::new).collect();
+    let slots = &slots[..];
+    std::thread::scope(|ts| {
+        let worker = ts.spawn(|| {
+            pool.install(|| rayon::scope(|s| task(s, run, table, slots, Vec::new(), None)))
+        });
+        while !worker.is_finished() {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            progress(&Progress {
+                nodes: run.done + run.nodes.load(Ordering::Relaxed),
+                states: table.len() as u64,
+                seconds: run.t0.elapsed().as_secs_f64(),
+            });
+            if run
+                .cfg
+                .limits
+                .max_seconds
+                .is_some_and(|s| run.t0.elapsed().as_secs_f64() >= s)
+            {
+                run.halt(Some(Limit::Seconds));
+            }
+        }
+        if let Err(e) = worker.join() {
+            std::panic::resume_unwind(e);
+        }
+    });
+}
+
+/// One task: rebuilds the position at the end of `prefix` and searches from it (all of it, or
+/// only `moves` there), donating work to idle threads as it goes.
+fn task<'s, const W: usize>(
+    s: &rayon::Scope<'s>,
+    run: &'s Run<'s>,
+    table: &'s Table<W>,
+    slots: &'s [Mutex<&mut Scratch<W>>],
+    prefix: Vec<Move>,
+    moves: Option<Vec<Move>>,
+) {
+    // A thread runs one task at a time (a task never waits on rayon), so its scratch is free.
+    let i = rayon::current_thread_index().unwrap_or(0) % slots.len();
+    let mut scratch = slots[i].lock().unwrap_or_else(|e| e.into_inner());
+    let mut pos = Position::new(run.deal);
+    for &m in &prefix {
+        pos.apply(m);
+    }
+    let root = match moves {
+        None => Root::Enter,
+        Some(m) => Root::Moves(m),
+    };
+    let mut donate = |(p, m): Task| {
+        run.queued.fetch_add(1, Ordering::Relaxed);
+        s.spawn(move |s| {
+            run.queued.fetch_sub(1, Ordering::Relaxed);
+            task(s, run, table, slots, p, Some(m));
+        });
+    };
+    dfs(
+        run,
+        &mut Shared(table),
+        &mut scratch,
+        &mut pos,
+        &prefix,
+        root,
+        &mut donate,
+        &mut |_| {},
+    );
 }

@@ -1,27 +1,44 @@
-//! The transposition table: a bounded, exact set of the states the search has entered.
+//! The transposition table: a bounded, exact set of the states the search has entered,
+//! shareable between threads.
 //!
-//! - Slots hold exact keys, `[u64; W]` (24 bytes for the classic games), so a lookup never
-//!   mistakes one position for another: an `unsolvable` verdict never rests on a hash match.
-//! - Beside each slot is a one-byte tag drawn from the key's hash (0 marks an empty slot).
-//!   A probe scans the tags — 32 of them are half a cache line — and reads a key only where
-//!   the tag matches, so a miss costs one cache line instead of a dozen.
-//! - Multiply-shift indexing takes the top bits of a mixed hash; a key lives within
-//!   [`PROBE`] slots of its home (linear probing, no wrap: the arrays have `PROBE` spare slots
-//!   at the end).
-//! - The table starts small and doubles (rehashing) while the memory budget allows, keeping
-//!   the load under 7/8. At the budget it *replaces*: a new key takes the place of an
-//!   unpinned key in its window. A lost entry costs time (that state may be searched again),
-//!   never a wrong verdict, because an entry only ever means "already entered".
-//! - States on the current search path are *pinned* (one bit each) and never replaced, so a
-//!   cycle back into the path is always seen and the search cannot loop.
+//! - **Exact keys.** Slots hold whole keys, so a lookup never mistakes one position for
+//!   another: an `unsolvable` verdict never rests on a hash match.
+//! - **Two key widths.** A key is `W` words, but nearly every position's key fits in two
+//!   (its field string is at most 128 bits; measured: 99.9% of the keys the beleaguered-castle
+//!   benchmark meets, 96% for streets-and-alleys). Keys whose words past the second are zero go
+//!   to a table of 16-byte slots, the rest to one of `8 * W`-byte slots. The split is a
+//!   function of the key, and dropping words known to be zero loses nothing, so it stays exact.
+//! - **One byte of overhead per slot**: bit 7 is the *pin* (the state is on a search path and
+//!   may not be replaced), bits 0..6 a tag drawn from the key's hash (0 marks an empty slot).
+//!   A probe scans tags and reads a key only where the tag matches. A short slot is 17 bytes.
+//! - **Segments.** Each table is split by the top bits of the hash into segments, each an
+//!   open-addressing table with linear probing (a key lives within [`PROBE`] slots of its home,
+//!   no wrap: each segment has `PROBE` spare slots at its end). A segment grows on its own, by
+//!   half, when it is 7/8 full, so the load stays between 7/12 and 7/8 (short slots: 19.4 to
+//!   29.2 bytes per state, tails included 2-3% more), and a growth holds only one small segment
+//!   twice, so the process stays within the memory budget.
+//! - **The budget.** Growth stops at the budget (`--memory`); then the table *replaces*: a new
+//!   key takes the place of an unpinned key in its window. A lost entry costs time (that state
+//!   may be searched again), never a wrong verdict, because an entry only ever means "already
+//!   entered". Pinned states (the search paths) are never replaced, so a cycle back into a path
+//!   is always seen and no search can loop.
+//! - **Threads.** Every segment sits behind its own mutex; with hundreds of segments two
+//!   threads rarely meet. A single-threaded search takes `&mut` and skips the locks.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// How far from its home slot a key may live.
-pub const PROBE: usize = 128;
+pub const PROBE: usize = 64;
 
-/// Most slots of the recent-key cache (see [`Table::enter`]): 2^15 keys, under a megabyte,
-/// so it stays in the second-level cache while the table proper is far larger than any
-/// cache. It never takes more than an eighth of the memory budget.
-const RECENT_BITS: u32 = 15;
+/// Slots of a fresh segment.
+const FIRST_CAP: usize = 128;
+
+/// Most segments per table (2^8); fewer for small budgets, so that one segment's growth is a
+/// small part of the budget.
+const MAX_SEG_BITS: u32 = 8;
+
+const PIN: u8 = 0x80;
 
 /// Result of [`Table::enter`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,29 +46,24 @@ pub enum Entry {
     /// The key was already there.
     Present,
     /// The key was stored, pinned, at this slot.
-    Stored(usize),
+    Stored(Slot),
     /// No room: the budget is reached and every slot of the window is pinned.
     NoRoom,
 }
 
-/// Exact key set with pins; see the module docs.
-pub struct Table<const W: usize> {
-    recent: Vec<[u64; W]>,
-    recent_mask: usize,
-    slots: Vec<[u64; W]>,
-    tags: Vec<u8>,
-    pins: Vec<u64>,
-    bits: u32,
-    len: usize,
-    peak_len: usize,
-    max_bits: u32,
+/// Where a key was stored; stale once its segment has grown (then [`Table::unpin`] looks the
+/// key up again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Slot {
+    /// Segment number; bit 31 set for the wide table.
+    seg: u32,
+    idx: u32,
     epoch: u32,
-    replaced: u64,
-    peak_bytes: usize,
 }
 
+/// The mixed hash of a key: segment from the top bits, home from the next, tag from the low.
 #[inline]
-fn mix(key: &[u64]) -> u64 {
+pub fn mix(key: &[u64]) -> u64 {
     let mut h: u64 = 0x243F_6A88_85A3_08D3;
     for &w in key {
         h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -62,12 +74,12 @@ fn mix(key: &[u64]) -> u64 {
 
 #[inline]
 fn tag_of(h: u64) -> u8 {
-    (h as u8).max(1)
+    (h as u8 & 0x7F).max(1)
 }
 
-/// Asks the kernel to back a large table with 2 MiB pages: table probes land at random, and
-/// with 4 KiB pages nearly every probe of a big table also misses the TLB. Only a hint; where
-/// it is refused nothing changes.
+/// Asks the kernel to back a large array with 2 MiB pages: probes land at random, and with
+/// 4 KiB pages nearly every probe of a big table also misses the TLB. Only a hint; where it is
+/// refused nothing changes.
 fn advise_huge_pages<T>(v: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
@@ -89,221 +101,501 @@ fn advise_huge_pages<T>(v: &mut [T]) {
     let _ = v;
 }
 
+/// The table's memory account, shared by its segments.
+struct Budget {
+    max: usize,
+    used: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl Budget {
+    /// Takes `add` bytes (a new allocation made while the old one still exists) if both
+    /// together stay within the budget.
+    fn grow(&self, add: usize) -> bool {
+        let mut used = self.used.load(Ordering::Relaxed);
+        loop {
+            if used + add > self.max {
+                return false;
+            }
+            match self.used.compare_exchange_weak(
+                used,
+                used + add,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    self.peak.fetch_max(used + add, Ordering::Relaxed);
+                    return true;
+                }
+                Err(u) => used = u,
+            }
+        }
+    }
+
+    fn release(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
+/// One open-addressing segment of `K`-word keys.
+struct Segment<const K: usize> {
+    keys: Vec<[u64; K]>,
+    tags: Vec<u8>,
+    cap: usize,
+    len: usize,
+    epoch: u32,
+}
+
+/// What a segment did with a key.
+enum Probe {
+    Present,
+    Stored(usize),
+    /// It must grow first (full window or load above 7/8).
+    Full,
+    NoRoom,
+}
+
+impl<const K: usize> Segment<K> {
+    const SLOT_BYTES: usize = 8 * K + 1;
+
+    fn new(cap: usize) -> Self {
+        let mut s = Segment {
+            keys: vec![[0; K]; cap + PROBE],
+            tags: vec![0; cap + PROBE],
+            cap,
+            len: 0,
+            epoch: 0,
+        };
+        advise_huge_pages(&mut s.keys);
+        s
+    }
+
+    fn bytes_for(cap: usize) -> usize {
+        (cap + PROBE) * Self::SLOT_BYTES
+    }
+
+    /// Home slot: the hash bits below the segment bits, scaled to the capacity.
+    #[inline]
+    fn home(&self, h: u64, seg_bits: u32) -> usize {
+        ((u128::from(h << seg_bits) * self.cap as u128) >> 64) as usize
+    }
+
+    /// Looks the key up; stores it pinned if absent and there is room. `at_budget`: the
+    /// segment may not grow, so a full window replaces an unpinned key.
+    #[inline]
+    fn probe(&mut self, key: &[u64; K], h: u64, seg_bits: u32, at_budget: bool) -> Probe {
+        let home = self.home(h, seg_bits);
+        let tag = tag_of(h);
+        for i in home..home + PROBE {
+            let t = self.tags[i];
+            if t == 0 {
+                if !at_budget && (self.len + 1) * 8 > self.cap * 7 {
+                    return Probe::Full;
+                }
+                self.keys[i] = *key;
+                self.tags[i] = tag | PIN;
+                self.len += 1;
+                return Probe::Stored(i);
+            }
+            if t & 0x7F == tag && &self.keys[i] == key {
+                return Probe::Present;
+            }
+        }
+        if !at_budget {
+            return Probe::Full;
+        }
+        // Replace an unpinned key, scanning from a point drawn from the hash so that no slot
+        // of the window is favoured.
+        let start = (h >> 8) as usize % PROBE;
+        for k in 0..PROBE {
+            let i = home + (start + k) % PROBE;
+            if self.tags[i] & PIN == 0 {
+                self.keys[i] = *key;
+                self.tags[i] = tag | PIN;
+                return Probe::Stored(i);
+            }
+        }
+        Probe::NoRoom
+    }
+
+    fn find(&self, key: &[u64; K], h: u64, seg_bits: u32) -> Option<usize> {
+        let home = self.home(h, seg_bits);
+        (home..home + PROBE)
+            .take_while(|&i| self.tags[i] != 0)
+            .find(|&i| self.tags[i] & 0x7F == tag_of(h) && &self.keys[i] == key)
+    }
+
+    /// Rebuilt with at least `cap` slots (more if a window overflows), keeping every key and
+    /// pin.
+    fn regrow(&mut self, mut cap: usize, seg_bits: u32, hash: impl Fn(&[u64; K]) -> u64) {
+        let old_keys = std::mem::take(&mut self.keys);
+        let old_tags = std::mem::take(&mut self.tags);
+        'retry: loop {
+            let mut next = Segment::<K>::new(cap);
+            for (k, &t) in old_keys.iter().zip(&old_tags) {
+                if t == 0 {
+                    continue;
+                }
+                let home = next.home(hash(k), seg_bits);
+                let Some(i) = (home..home + PROBE).find(|&i| next.tags[i] == 0) else {
+                    // A window overflowed below 7/12 load: vanishingly rare; go bigger.
+                    cap += cap / 2;
+                    continue 'retry;
+                };
+                next.keys[i] = *k;
+                next.tags[i] = t;
+            }
+            self.keys = next.keys;
+            self.tags = next.tags;
+            self.cap = cap;
+            self.epoch = self.epoch.wrapping_add(1);
+            return;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.tags.fill(0);
+        self.len = 0;
+        self.epoch = self.epoch.wrapping_add(1);
+    }
+}
+
+/// A segment's lock and header on a cache line of their own, so that two threads working in
+/// neighbouring segments do not pass one line back and forth.
+#[repr(align(64))]
+struct Padded<T>(T);
+
+impl<T> std::ops::Deref for Padded<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Padded<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+/// One key width's segments.
+struct Part<const K: usize> {
+    segs: Vec<Padded<Mutex<Segment<K>>>>,
+    seg_bits: u32,
+}
+
+impl<const K: usize> Part<K> {
+    fn new(seg_bits: u32) -> Self {
+        Part {
+            segs: (0..1usize << seg_bits)
+                .map(|_| Padded(Mutex::new(Segment::new(FIRST_CAP))))
+                .collect(),
+            seg_bits,
+        }
+    }
+
+    #[inline]
+    fn seg_of(&self, h: u64) -> usize {
+        if self.seg_bits == 0 {
+            0
+        } else {
+            (h >> (64 - self.seg_bits)) as usize
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.segs
+            .iter()
+            .map(|s| Segment::<K>::bytes_for(lock(s).cap))
+            .sum()
+    }
+
+    fn len(&self) -> usize {
+        self.segs.iter().map(|s| lock(s).len).sum()
+    }
+}
+
+/// Locks a segment. A panic in another thread while it held the lock leaves the segment
+/// consistent (every write to it is a plain store of a whole slot), so poisoning is ignored.
+#[inline]
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Exact key set with pins; see the module docs.
+pub struct Table<const W: usize> {
+    short: Part<2>,
+    long: Part<W>,
+    budget: Budget,
+    replaced: AtomicU64,
+    peak_len: AtomicUsize,
+}
+
+/// The first two words of a key whose other words are zero, else `None`.
+#[inline]
+fn short_form<const W: usize>(key: &[u64; W]) -> Option<[u64; 2]> {
+    key[2..].iter().all(|&w| w == 0).then(|| [key[0], key[1]])
+}
+
+const WIDE: u32 = 1 << 31;
+
+/// The segment operation both the locked and the unlocked paths run: probe, growing the
+/// segment (within the budget) until the key is found or stored.
+#[inline]
+fn enter_in<const K: usize>(
+    seg: &mut Segment<K>,
+    key: &[u64; K],
+    h: u64,
+    seg_bits: u32,
+    budget: &Budget,
+    replaced: &AtomicU64,
+) -> Option<(usize, u32)> {
+    loop {
+        match seg.probe(key, h, seg_bits, false) {
+            Probe::Present => return None,
+            Probe::Stored(i) => return Some((i, seg.epoch)),
+            Probe::NoRoom => return Some((usize::MAX, 0)),
+            Probe::Full => {
+                let cap = seg.cap + seg.cap / 2;
+                let (old, new) = (
+                    Segment::<K>::bytes_for(seg.cap),
+                    Segment::<K>::bytes_for(cap),
+                );
+                if budget.grow(new) {
+                    seg.regrow(cap, seg_bits, |k| mix(k));
+                    // `regrow` may have gone bigger than asked (a window overflowed below
+                    // 7/12 load: vanishingly rare); account the difference.
+                    let now = Segment::<K>::bytes_for(seg.cap);
+                    budget.used.fetch_add(now - new, Ordering::Relaxed);
+                    budget.release(old);
+                    continue;
+                }
+                // At the budget: fill the window, then replace.
+                let before = seg.len;
+                return match seg.probe(key, h, seg_bits, true) {
+                    Probe::Present => None,
+                    Probe::Stored(i) => {
+                        if seg.len == before {
+                            replaced.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Some((i, seg.epoch))
+                    }
+                    Probe::NoRoom | Probe::Full => Some((usize::MAX, 0)),
+                };
+            }
+        }
+    }
+}
+
 impl<const W: usize> Table<W> {
-    /// Bytes one slot takes: the key, its tag and its pin bit (rounded up).
-    pub const SLOT_BYTES: usize = 8 * W + 2;
+    /// Bytes one wide slot takes (key and tag byte).
+    pub const SLOT_BYTES: usize = 8 * W + 1;
+    /// Bytes one short slot takes.
+    pub const SHORT_SLOT_BYTES: usize = 17;
 
     /// A table that may grow to `max_bytes`.
     pub fn new(max_bytes: usize) -> Table<W> {
-        let recent_len = (max_bytes / 8 / (8 * W)).clamp(64, 1 << RECENT_BITS);
-        let recent_len = 1usize << (usize::BITS - 1 - recent_len.leading_zeros());
-        let max_bytes = max_bytes.saturating_sub(recent_len * 8 * W);
-        let per_slot_bits = (8 * W as u64 + 1) * 8 + 1; // key, tag, pin
-        let max_slots = (max_bytes as u64 * 8 / per_slot_bits).max(1 << 10);
-        let max_bits = 63 - max_slots.leading_zeros();
-        let mut t = Table {
-            recent: vec![[0u64; W]; recent_len],
-            recent_mask: recent_len - 1,
-            slots: Vec::new(),
-            tags: Vec::new(),
-            pins: Vec::new(),
-            bits: 0,
-            len: 0,
-            peak_len: 0,
-            max_bits,
-            epoch: 0,
-            replaced: 0,
-            peak_bytes: 0,
+        let seg_bits = ((max_bytes >> 16).max(1).ilog2()).min(MAX_SEG_BITS);
+        let t = Table {
+            short: Part::new(seg_bits),
+            long: Part::new(seg_bits),
+            budget: Budget {
+                max: max_bytes,
+                used: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+            },
+            replaced: AtomicU64::new(0),
+            peak_len: AtomicUsize::new(0),
         };
-        t.alloc(max_bits.min(16));
+        let first = t.short.bytes() + t.long.bytes();
+        t.budget.used.store(first, Ordering::Relaxed);
+        t.budget.peak.store(first, Ordering::Relaxed);
         t
     }
 
-    fn alloc(&mut self, bits: u32) {
-        let n = (1usize << bits) + PROBE;
-        self.slots = vec![[0u64; W]; n];
-        advise_huge_pages(&mut self.slots);
-        self.tags = vec![0u8; n];
-        self.pins = vec![0u64; n.div_ceil(64)];
-        self.bits = bits;
-        self.peak_bytes = self.peak_bytes.max(self.bytes());
-    }
-
-    /// Forgets every key but keeps the allocation (only the tags and pins are cleared).
+    /// Forgets every key but keeps the allocation.
     pub fn clear(&mut self) {
-        self.recent.fill([0; W]);
-        self.tags.fill(0);
-        self.pins.fill(0);
-        self.len = 0;
-        self.epoch = self.epoch.wrapping_add(1);
+        let len = self.len();
+        self.peak_len.fetch_max(len, Ordering::Relaxed);
+        for s in &mut self.short.segs {
+            s.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
+        }
+        for s in &mut self.long.segs {
+            s.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
+        }
     }
 
     /// Bytes allocated now.
     pub fn bytes(&self) -> usize {
-        (self.slots.len() + self.recent.len()) * 8 * W + self.tags.len() + self.pins.len() * 8
+        self.budget.used.load(Ordering::Relaxed)
     }
 
-    /// Largest allocation so far (during a rehash both tables exist; this counts both).
+    /// Largest allocation so far, a segment's growth (old and new at once) included.
     pub fn peak_bytes(&self) -> usize {
-        self.peak_bytes
+        self.budget.peak.load(Ordering::Relaxed)
     }
 
     /// Keys stored now.
     pub fn len(&self) -> usize {
-        self.len
+        self.short.len() + self.long.len()
     }
 
     /// Most keys stored at once since the table was made (across clears).
     pub fn peak_len(&self) -> usize {
-        self.peak_len
+        self.peak_len.load(Ordering::Relaxed).max(self.len())
     }
 
     /// True if nothing is stored.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// Keys replaced since the table reached its budget.
     pub fn replaced(&self) -> u64 {
-        self.replaced
-    }
-
-    /// Changes whenever slots move or are forgotten; a slot index from another epoch is stale.
-    pub fn epoch(&self) -> u32 {
-        self.epoch
+        self.replaced.load(Ordering::Relaxed)
     }
 
     #[inline]
-    fn home(&self, h: u64) -> usize {
-        (h >> (64 - self.bits)) as usize
-    }
-
-    #[inline]
-    fn pinned(&self, i: usize) -> bool {
-        self.pins[i / 64] >> (i % 64) & 1 == 1
-    }
-
-    #[inline]
-    fn set_pin(&mut self, i: usize, on: bool) {
-        if on {
-            self.pins[i / 64] |= 1 << (i % 64);
-        } else {
-            self.pins[i / 64] &= !(1 << (i % 64));
+    fn result(at: Option<(usize, u32)>, seg: usize, wide: bool) -> Entry {
+        match at {
+            None => Entry::Present,
+            Some((usize::MAX, _)) => Entry::NoRoom,
+            Some((i, epoch)) => Entry::Stored(Slot {
+                seg: seg as u32 | if wide { WIDE } else { 0 },
+                idx: i as u32,
+                epoch,
+            }),
         }
     }
 
-    #[inline]
-    fn put(&mut self, i: usize, tag: u8, key: &[u64; W]) {
-        self.slots[i] = *key;
-        self.tags[i] = tag;
-        self.set_pin(i, true);
-    }
-
-    /// Looks `key` up; if absent, stores it pinned (growing or replacing as needed).
-    ///
-    /// A small direct-mapped cache of recently entered keys is asked first: most positions
-    /// the search meets again are transpositions of ones it entered moments ago, and the cache
-    /// answers those without touching the big arrays. It holds only keys that were entered,
-    /// so its "present" is always true (an entry the table has since replaced was still
-    /// entered once, which is all "present" means); it is emptied with the table.
+    /// Looks `key` up; if absent, stores it pinned (growing or replacing as needed). For a
+    /// table only this thread uses: no locks.
     #[inline]
     pub fn enter(&mut self, key: &[u64; W]) -> Entry {
-        let h = mix(key);
-        let r = (h as usize >> 8) & self.recent_mask;
-        if &self.recent[r] == key {
-            return Entry::Present;
-        }
-        self.recent[r] = *key;
-        let tag = tag_of(h);
-        loop {
-            let home = self.home(h);
-            let mut free = None;
-            for i in home..home + PROBE {
-                let t = self.tags[i];
-                if t == 0 {
-                    free = Some(i);
-                    break;
-                }
-                if t == tag && &self.slots[i] == key {
-                    return Entry::Present;
-                }
-            }
-            match free {
-                Some(i) => {
-                    if self.len + 1 > (7usize << self.bits) / 8 && self.bits < self.max_bits {
-                        self.grow();
-                        continue;
-                    }
-                    self.put(i, tag, key);
-                    self.len += 1;
-                    self.peak_len = self.peak_len.max(self.len);
-                    return Entry::Stored(i);
-                }
-                None if self.bits < self.max_bits => self.grow(),
-                None => return self.replace(home, h, tag, key),
-            }
+        if let Some(k2) = short_form(key) {
+            let h = mix(&k2);
+            let s = self.short.seg_of(h);
+            let seg = self.short.segs[s]
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner());
+            let r = enter_in(
+                seg,
+                &k2,
+                h,
+                self.short.seg_bits,
+                &self.budget,
+                &self.replaced,
+            );
+            Self::result(r, s, false)
+        } else {
+            let h = mix(key);
+            let s = self.long.seg_of(h);
+            let seg = self.long.segs[s]
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner());
+            let r = enter_in(
+                seg,
+                key,
+                h,
+                self.long.seg_bits,
+                &self.budget,
+                &self.replaced,
+            );
+            Self::result(r, s, true)
         }
     }
 
-    /// The window is full and the table may not grow: overwrite an unpinned key, starting the
-    /// scan at a point drawn from the hash so that no slot of the window is favoured.
-    fn replace(&mut self, home: usize, h: u64, tag: u8, key: &[u64; W]) -> Entry {
-        let start = (h >> 8) as usize % PROBE;
-        for k in 0..PROBE {
-            let i = home + (start + k) % PROBE;
-            if !self.pinned(i) {
-                self.put(i, tag, key);
-                self.replaced += 1;
-                return Entry::Stored(i);
-            }
-        }
-        Entry::NoRoom
-    }
-
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        let old_tags = std::mem::take(&mut self.tags);
-        let old_pins = std::mem::take(&mut self.pins);
-        let old_bytes = old.len() * 8 * W + old_tags.len() + old_pins.len() * 8;
-        let mut bits = self.bits + 1;
-        'retry: loop {
-            self.alloc(bits);
-            self.peak_bytes = self.peak_bytes.max(self.bytes() + old_bytes);
-            for (j, k) in old.iter().enumerate() {
-                if old_tags[j] == 0 {
-                    continue;
-                }
-                let home = self.home(mix(k));
-                let Some(i) = (home..home + PROBE).find(|&i| self.tags[i] == 0) else {
-                    // A window overflowed at under half load: vanishingly rare; go bigger.
-                    bits += 1;
-                    continue 'retry;
-                };
-                self.slots[i] = *k;
-                self.tags[i] = old_tags[j];
-                if old_pins[j / 64] >> (j % 64) & 1 == 1 {
-                    self.set_pin(i, true);
-                }
-            }
-            break;
-        }
-        self.epoch = self.epoch.wrapping_add(1);
-    }
-
-    /// Finds the slot of `key`, if stored.
-    pub fn find(&self, key: &[u64; W]) -> Option<usize> {
-        let h = mix(key);
-        let tag = tag_of(h);
-        let home = self.home(h);
-        (home..home + PROBE)
-            .take_while(|&i| self.tags[i] != 0)
-            .find(|&i| self.tags[i] == tag && &self.slots[i] == key)
-    }
-
-    /// Unpins the key at `slot` (the search has left that state).
+    /// [`Table::enter`] for a table several threads share.
     #[inline]
-    pub fn unpin(&mut self, slot: usize) {
-        self.set_pin(slot, false);
+    pub fn enter_shared(&self, key: &[u64; W]) -> Entry {
+        if let Some(k2) = short_form(key) {
+            let h = mix(&k2);
+            let s = self.short.seg_of(h);
+            let mut seg = lock(&self.short.segs[s]);
+            let r = enter_in(
+                &mut seg,
+                &k2,
+                h,
+                self.short.seg_bits,
+                &self.budget,
+                &self.replaced,
+            );
+            Self::result(r, s, false)
+        } else {
+            let h = mix(key);
+            let s = self.long.seg_of(h);
+            let mut seg = lock(&self.long.segs[s]);
+            let r = enter_in(
+                &mut seg,
+                key,
+                h,
+                self.long.seg_bits,
+                &self.budget,
+                &self.replaced,
+            );
+            Self::result(r, s, true)
+        }
+    }
+
+    /// True if `key` is stored.
+    pub fn contains(&self, key: &[u64; W]) -> bool {
+        if let Some(k2) = short_form(key) {
+            let h = mix(&k2);
+            let seg = lock(&self.short.segs[self.short.seg_of(h)]);
+            seg.find(&k2, h, self.short.seg_bits).is_some()
+        } else {
+            let h = mix(key);
+            let seg = lock(&self.long.segs[self.long.seg_of(h)]);
+            seg.find(key, h, self.long.seg_bits).is_some()
+        }
+    }
+
+    /// Unpins the key stored at `slot` (the search has left that state). If its segment has
+    /// grown since, the key (from `key`, called only then) is looked up again.
+    #[inline]
+    pub fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
+        if slot.seg & WIDE == 0 {
+            let bits = self.short.seg_bits;
+            let seg = self.short.segs[slot.seg as usize]
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner());
+            unpin_in(seg, || short_form(&key()), bits, slot);
+        } else {
+            let bits = self.long.seg_bits;
+            let seg = self.long.segs[(slot.seg & !WIDE) as usize]
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner());
+            unpin_in(seg, || Some(key()), bits, slot);
+        }
+    }
+
+    /// [`Table::unpin`] for a shared table.
+    #[inline]
+    pub fn unpin_shared(&self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
+        if slot.seg & WIDE == 0 {
+            let mut seg = lock(&self.short.segs[slot.seg as usize]);
+            unpin_in(&mut seg, || short_form(&key()), self.short.seg_bits, slot);
+        } else {
+            let mut seg = lock(&self.long.segs[(slot.seg & !WIDE) as usize]);
+            unpin_in(&mut seg, || Some(key()), self.long.seg_bits, slot);
+        }
+    }
+}
+
+#[inline]
+fn unpin_in<const K: usize>(
+    seg: &mut Segment<K>,
+    key: impl FnOnce() -> Option<[u64; K]>,
+    seg_bits: u32,
+    slot: Slot,
+) {
+    let i = if slot.epoch == seg.epoch {
+        Some(slot.idx as usize)
+    } else {
+        key().and_then(|k| seg.find(&k, mix(&k), seg_bits))
+    };
+    if let Some(i) = i {
+        seg.tags[i] &= !PIN;
     }
 }
 
@@ -312,36 +604,66 @@ mod tests {
     use super::*;
 
     fn key(i: u64) -> [u64; 3] {
-        [i + 1, i.wrapping_mul(7), 3]
+        // Every fourth key is wide (a nonzero third word).
+        [i + 1, i.wrapping_mul(7), u64::from(i % 4 == 0) * 3]
     }
 
     #[test]
     fn grows_keeps_every_key_and_pins_survive() {
         let mut t = Table::<3>::new(1 << 30);
-        for i in 0..100_000 {
-            assert!(matches!(t.enter(&key(i)), Entry::Stored(_)));
+        let mut slots = Vec::new();
+        const N: u64 = 1_000_000;
+        for i in 0..N {
+            match t.enter(&key(i)) {
+                Entry::Stored(s) => slots.push(s),
+                e => panic!("fresh key {i}: {e:?}"),
+            }
         }
-        for i in 0..100_000 {
+        for i in 0..N {
             assert_eq!(t.enter(&key(i)), Entry::Present);
+            assert!(t.contains(&key(i)));
         }
-        assert_eq!(t.len(), 100_000);
+        assert_eq!(t.len(), N as usize);
         assert_eq!(t.replaced(), 0);
+        // Every slot handle, stale or not, unpins its own key.
+        for (i, s) in slots.into_iter().enumerate() {
+            t.unpin(s, || key(i as u64));
+        }
+        let pinned: usize = t
+            .short
+            .segs
+            .iter()
+            .chain([].iter())
+            .map(|s| lock(s).tags.iter().filter(|&&g| g & PIN != 0).count())
+            .sum::<usize>()
+            + t.long
+                .segs
+                .iter()
+                .map(|s| lock(s).tags.iter().filter(|&&g| g & PIN != 0).count())
+                .sum::<usize>();
+        assert_eq!(pinned, 0);
+        // Three keys in four short (17-byte slots), one wide (25): at 7/12 to 7/8 load,
+        // 22 to 33 bytes per key, and a little for the segments' spare tails.
+        let per = t.bytes() as f64 / N as f64;
+        assert!(per < 32.0, "{per} bytes per key");
         t.clear();
         assert!(t.is_empty());
+        assert_eq!(t.peak_len(), N as usize);
         assert!(matches!(t.enter(&key(5)), Entry::Stored(_)));
     }
 
     #[test]
     fn a_full_table_replaces_only_unpinned_keys() {
-        let mut t = Table::<3>::new(64 * 1024);
+        let budget = 256 * 1024;
+        let mut t = Table::<3>::new(budget);
         let mut pinned = Vec::new();
-        for i in 0..20_000u64 {
+        for i in 0..40_000u64 {
             match t.enter(&key(i)) {
                 Entry::Stored(s) => {
                     if i % 50 == 0 {
                         pinned.push(i);
                     } else {
-                        t.unpin(s);
+                        t.unpin(s, || key(i));
                     }
                 }
                 Entry::Present => panic!("fresh key reported present"),
@@ -349,9 +671,31 @@ mod tests {
             }
         }
         assert!(t.replaced() > 0, "the small table never filled");
-        assert!(t.bytes() <= 64 * 1024 + Table::<3>::SLOT_BYTES * PROBE + 64);
+        assert!(t.bytes() <= budget, "{} > {budget}", t.bytes());
+        assert!(t.peak_bytes() <= budget, "{} > {budget}", t.peak_bytes());
         for i in pinned {
-            assert!(t.find(&key(i)).is_some(), "pinned key {i} was replaced");
+            assert!(t.contains(&key(i)), "pinned key {i} was replaced");
         }
+    }
+
+    #[test]
+    fn threads_share_one_table() {
+        let t = Table::<3>::new(1 << 28);
+        let stored = AtomicU64::new(0);
+        std::thread::scope(|sc| {
+            for _ in 0..2 {
+                sc.spawn(|| {
+                    for i in 0..50_000 {
+                        if let Entry::Stored(s) = t.enter_shared(&key(i)) {
+                            stored.fetch_add(1, Ordering::Relaxed);
+                            t.unpin_shared(s, || key(i));
+                        }
+                    }
+                });
+            }
+        });
+        // Each key stored by exactly one of the two threads.
+        assert_eq!(stored.load(Ordering::Relaxed), 50_000);
+        assert_eq!(t.len(), 50_000);
     }
 }
