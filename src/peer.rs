@@ -228,7 +228,7 @@ pub fn run_fc_solve_capped(
     match child.exit {
         sys::Exit::Signal(sig) => {
             run.verdict = PeerVerdict::Failed(match max_memory_bytes {
-                // fc-solve does not check malloc's result: under the cap it dies by SIGSEGV.
+                // Under the cap fc-solve 5.0 dies by SIGSEGV when an allocation fails.
                 Some(m) => format!(
                     "out of memory: fc-solve died by signal {sig} under {}",
                     cap(m)
@@ -357,8 +357,8 @@ fn parse_foundations(body: &str) -> Result<[u8; 4], String> {
     Ok(f)
 }
 
-/// Reads fc-solve's standard output (any of `-m`, `-sam`, with or without `-p -t`... as long
-/// as positions, if any, are printed with `-p`).
+/// Reads fc-solve's standard output as printed with `-m` (moves only) or `-p -t -sam`
+/// (positions in the parseable layout, and moves).
 ///
 /// # Errors
 /// A line it does not know, naming it.
@@ -938,6 +938,16 @@ This scan generated 15 states.
             Duration::from_secs(1),
         );
         assert!(matches!(run.verdict, PeerVerdict::Failed(ref m) if m.contains("cannot run")));
+    }
+
+    #[test]
+    fn finds_executables_on_path() {
+        assert!(find_executable(Path::new("sh")).is_some());
+        assert_eq!(find_executable(Path::new("/nonexistent/fc-solve")), None);
+        assert_eq!(
+            find_executable(Path::new("castle-no-such-program-on-path")),
+            None
+        );
     }
 
     fn peer() -> Option<PathBuf> {
