@@ -14,7 +14,8 @@
 //! - [`check`]: the independent move checker.
 //! - [`shorten`]: solution shortening on the checker's boards.
 //! - [`report`]: the JSON contract and the text rendering.
-//! - [`bench`]: the fixed benchmark sets behind `castle bench`.
+//! - [`mod@bench`]: the fixed benchmark sets behind `castle bench`.
+//! - [`peer`]: fc-solve, the peer solver, run on the same deals (`castle bench --peer`).
 //! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
 #![deny(missing_docs)]
 
@@ -26,6 +27,7 @@ pub mod check;
 pub mod deal;
 pub mod formats;
 pub mod moves;
+pub mod peer;
 pub mod play;
 pub mod pysol;
 pub mod report;
