@@ -388,11 +388,6 @@ fn enter_in<const K: usize>(
 }
 
 impl<const W: usize> Table<W> {
-    /// Bytes one wide slot takes (key and tag byte).
-    pub const SLOT_BYTES: usize = 8 * W + 1;
-    /// Bytes one short slot takes.
-    pub const SHORT_SLOT_BYTES: usize = 17;
-
     /// A table that may grow to `max_bytes`.
     pub fn new(max_bytes: usize) -> Table<W> {
         let seg_bits = ((max_bytes >> 16).max(1).ilog2()).min(MAX_SEG_BITS);
