@@ -105,6 +105,14 @@ impl Card {
         }
     }
 
+    /// Rebuilds a card from a code known to come from [`Card::code`] (the move lists'
+    /// packed storage).
+    #[inline]
+    pub(crate) const fn from_code_unchecked(code: u8) -> Card {
+        debug_assert!(code >= 4 && code < 56);
+        Card(code)
+    }
+
     /// The packed value, 4..=55.
     #[inline]
     pub const fn code(self) -> u8 {

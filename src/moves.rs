@@ -55,6 +55,24 @@ impl Move {
             count: 1,
         }
     }
+
+    /// The move as one word (for [`MoveList`]'s storage).
+    #[inline]
+    const fn to_bits(self) -> u32 {
+        u32::from_le_bytes([self.card.code(), self.from, self.to, self.count])
+    }
+
+    /// The move [`Move::to_bits`] packed.
+    #[inline]
+    const fn from_bits(bits: u32) -> Move {
+        let [card, from, to, count] = bits.to_le_bytes();
+        Move {
+            card: Card::from_code_unchecked(card),
+            from,
+            to,
+            count,
+        }
+    }
 }
 
 /// Name of pile index `p`: `t1..tN`, `r1..rK`, `f`, `s` or `w`.
@@ -95,9 +113,13 @@ pub const MAX_MOVES: usize = 768;
 
 /// A fixed-capacity list of moves, filled by move generation without allocating. Each move
 /// may carry a sort key (its heuristic score) so the list sorts itself in place.
+///
+/// Moves are stored as single words: a [`Move`] built field by field is written with four
+/// byte stores, and reading it back whole right after (as the scoring pass does) waits for
+/// those stores to retire instead of forwarding them, which cost a sixth of the search's time.
 #[derive(Clone)]
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
+    moves: [u32; MAX_MOVES],
     keys: [i32; MAX_MOVES],
     len: usize,
 }
@@ -105,7 +127,7 @@ pub struct MoveList {
 impl Default for MoveList {
     fn default() -> Self {
         MoveList {
-            moves: [Move::single(Card::new(1, crate::Suit::Clubs), 0, 0); MAX_MOVES],
+            moves: [0; MAX_MOVES],
             keys: [0; MAX_MOVES],
             len: 0,
         }
@@ -119,7 +141,7 @@ impl MoveList {
     /// If the list is full (the capacity bounds every legal position).
     #[inline]
     pub fn push(&mut self, m: Move) {
-        self.moves[self.len] = m;
+        self.moves[self.len] = m.to_bits();
         self.len += 1;
     }
 
@@ -129,10 +151,19 @@ impl MoveList {
         self.len = 0;
     }
 
-    /// The moves.
+    /// Move `i`.
+    ///
+    /// # Panics
+    /// If `i` is out of range.
     #[inline]
-    pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+    pub fn get(&self, i: usize) -> Move {
+        Move::from_bits(self.moves[..self.len][i])
+    }
+
+    /// The moves in order.
+    #[inline]
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Move> + '_ {
+        self.moves[..self.len].iter().map(|&b| Move::from_bits(b))
     }
 
     /// Sets the sort key of move `i`.

@@ -862,7 +862,7 @@ impl Position {
         }
         if prune.order_moves {
             for k in 0..out.len() {
-                let m = out.as_slice()[k];
+                let m = out.get(k);
                 let mut score = self.score(m);
                 if jitter != 0 {
                     let bits = u64::from(m.card.code()) << 24
@@ -1314,7 +1314,7 @@ mod tests {
                     if list.is_empty() {
                         break;
                     }
-                    let m = list.as_slice()[rng.gen_range(0..list.len())];
+                    let m = list.get(rng.gen_range(0..list.len()));
                     p.play(m, &mut hist);
                     let k = p.key::<4>().unwrap();
                     let slow = slow_key(&p);

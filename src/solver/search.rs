@@ -68,9 +68,12 @@ fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
     }
 }
 
-/// Most slots of the recent-key cache (see [`Scratch`]): 2^15 keys, under a megabyte, so it
-/// stays in the second-level cache while the table proper is far larger than any cache.
-const RECENT_BITS: u32 = 15;
+/// Most slots of the recent-key cache (see [`Scratch`]): 2^13 keys, 128 KiB for two-word
+/// keys, so it stays in a core's second-level cache (1 MiB here) beside the stacks while the
+/// table proper is far larger than any cache. At 2^15 keys the cache itself missed: its load
+/// took two thirds of the search loop's samples under `perf`, and bc 1..200 ran 6-13% slower
+/// (`/tmp/A` and `/tmp/B` side by side, one per core, `castle bench --no-quick`).
+const RECENT_BITS: u32 = 13;
 
 /// A thread's growing buffers, kept from one attempt (and one task) to the next so that
 /// they are not faulted in again, and its cache of recently entered keys.
@@ -316,7 +319,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     nodes += 1;
                     pos.generate(prune, jitter, $last, &mut list);
                     let start = stack.len() as u32;
-                    stack.extend_from_slice(list.as_slice());
+                    stack.extend(list.iter());
                     frames.push(Frame {
                         next: start,
                         end: stack.len() as u32,
