@@ -268,6 +268,13 @@ pub struct BudgetArgs {
     /// Skip the quick phase (the complete search decides every deal).
     #[arg(long)]
     pub no_quick: bool,
+    /// After a win, search best-first for a shorter one (weighted A*, then plain A*); says
+    /// when the win printed is the shortest there is.
+    #[arg(long)]
+    pub short: bool,
+    /// Positions the --short search may expand (about 80 bytes each, within --memory).
+    #[arg(long, default_value_t = 1_000_000, requires = "short")]
+    pub short_nodes: u64,
 }
 
 /// `castle solve`.

@@ -157,6 +157,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
         shorten: !b.no_shorten,
         quick: !b.no_quick,
         threads: 1,
+        short: b.short.then_some(b.short_nodes),
     })
 }
 
@@ -305,6 +306,14 @@ fn print_text(out: &mut impl Write, deal: &Deal, r: &Outcome, b: &BudgetArgs) ->
         "{} nodes, {} states, {:.3} s{phase}",
         r.nodes, r.states, r.seconds
     )?;
+    if let Some(nodes) = r.short_nodes {
+        let what = if r.shortest {
+            "no win is shorter"
+        } else {
+            "a shorter win may exist (raise --short-nodes)"
+        };
+        writeln!(out, "short search: {nodes} positions; {what}")?;
+    }
     Ok(())
 }
 

@@ -79,6 +79,18 @@ pub struct Report {
     /// reports written before the quick phase existed).
     #[serde(default)]
     pub phase: Option<String>,
+    /// The short-solution search (`--short`), when it ran: absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short: Option<ShortJson>,
+}
+
+/// What the short-solution search did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShortJson {
+    /// Positions it expanded.
+    pub nodes: u64,
+    /// True when it proved that no win is shorter than `moves`.
+    pub shortest: bool,
 }
 
 fn names(cards: &[Card]) -> Vec<String> {
@@ -135,6 +147,10 @@ impl Report {
             seconds: (out.seconds * 1e6).round() / 1e6,
             limit: out.limit.map(|l| l.name().to_string()),
             phase: out.phase.map(|p| p.name().to_string()),
+            short: out.short_nodes.map(|nodes| ShortJson {
+                nodes,
+                shortest: out.shortest,
+            }),
         }
     }
 

@@ -1200,6 +1200,36 @@ impl Position {
         w.finish()
     }
 
+    /// A lower bound on the moves (as the solution counts them) still needed to win, for the
+    /// short-solution search: every card not home needs its own foundation move; a card of the
+    /// stock needs one more to leave the stock (dealt to the waste or filling a pile); and with
+    /// one deck and one-card moves, a tableau card with a lower card of its suit under it in
+    /// the same pile needs one more to uncover that card, which must go home first. (With two
+    /// decks the lower card's twin may go home instead, and an unlimited sequence move carries
+    /// many cards at once, so neither counts there.) One move lowers the bound by at most one
+    /// except an unlimited sequence move, which moves no card home.
+    pub fn moves_left_bound(&self) -> u32 {
+        let mut bound = u32::from(self.total - self.home);
+        if self.has_stock {
+            bound += u32::from(self.seq_len - self.sidx);
+        }
+        if self.two_decks || self.unlimited {
+            return bound;
+        }
+        for i in 0..self.n {
+            let mut low = [u8::MAX; 4];
+            for &c in &self.cards[i][..self.len[i] as usize] {
+                let s = c.suit().index();
+                if c.rank() > low[s] {
+                    bound += 1;
+                } else {
+                    low[s] = c.rank();
+                }
+            }
+        }
+        bound
+    }
+
     /// The cards of every pile as owned vectors (for output and tests).
     pub fn tableau(&self) -> Vec<Vec<Card>> {
         (0..self.n).map(|i| self.pile(i).to_vec()).collect()

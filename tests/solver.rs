@@ -404,3 +404,36 @@ fn analyze_agrees_with_the_slow_solver_move_by_move() {
         "{checked} moves: {keeps} keep, {loses} lose"
     );
 }
+
+/// Full deals with the short-solution search on a small budget: every win it prints replays,
+/// and it is never longer than the depth-first search's (shortened) win; it only ever runs
+/// after a win, so lost deals keep their verdict.
+#[test]
+fn the_short_search_never_lengthens_a_win() {
+    let rules = Variant::BeleagueredCastle.rules();
+    let short = Solver {
+        short: Some(20_000),
+        ..Solver::default()
+    };
+    let rows: Vec<_> = (1..=24u64)
+        .into_par_iter()
+        .map(|s| {
+            let deal = Deal::from_seed(rules, s);
+            let a = solve_checked(&Solver::default(), &deal);
+            let b = solve_checked(&short, &deal);
+            (s, a, b)
+        })
+        .collect();
+    let mut shorter = 0;
+    for (s, a, b) in rows {
+        assert_eq!(a.verdict, b.verdict, "deal {s}");
+        if a.verdict == Verdict::Solvable {
+            assert!(b.moves.len() <= a.moves.len(), "deal {s}");
+            assert!(b.short_nodes.is_some_and(|n| n <= 20_000), "deal {s}");
+            shorter += usize::from(b.moves.len() < a.moves.len());
+        } else {
+            assert_eq!(b.short_nodes, None, "deal {s}");
+        }
+    }
+    assert!(shorter >= 5, "only {shorter} wins got shorter");
+}

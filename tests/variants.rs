@@ -408,3 +408,75 @@ fn foundation_return_wins_a_game_that_is_lost_without_it() {
         "the win brings a card back"
     );
 }
+
+/// The short-solution search (`--short`) against the slow solver's shortest lengths: on
+/// small positions of every variant and option, with the reductions on and off, it must prove
+/// its win the shortest (the final A* pass finishes) and that win must be exactly as long as
+/// the breadth-first search's, which counts every move the same way (fills, stock deals and a
+/// counted run move as one each).
+#[test]
+fn the_short_search_finds_the_shortest_wins() {
+    let mut short = Solver {
+        short: Some(300_000),
+        ..Solver::default()
+    };
+    short.limits.memory_bytes = 256 << 20;
+    let plain = Solver {
+        pruning: Pruning::NONE,
+        ..short
+    };
+    // (rules, piles, positions, won positions required): small fortress positions are
+    // nearly all lost (4 won of 150), so more of them and a lower floor.
+    let cases: Vec<(Rules, usize, u64, usize)> = vec![
+        (Variant::BeleagueredCastle.rules(), 4, 40, 10),
+        (Variant::StreetsAndAlleys.rules(), 3, 40, 10),
+        (Variant::Fortress.rules(), 4, 150, 3),
+        (Variant::Castile.rules(), 3, 40, 10),
+        (Variant::Courtyard.rules(), 2, 40, 10),
+        (
+            Variant::StreetsAndAlleys
+                .rules()
+                .with_sequence_moves(SequenceMoves::Unlimited),
+            3,
+            40,
+            10,
+        ),
+        (
+            Variant::Fortress.rules().with_foundation_return(true),
+            3,
+            160,
+            10,
+        ),
+    ];
+    for (rules, piles, positions, min) in cases {
+        let results: Vec<_> = (1..=positions)
+            .into_par_iter()
+            .map(|s| {
+                let deal = small_position(rules, piles, s);
+                let slow = bfs_board(&deal, 30_000);
+                let fast = [solve_checked(&short, &deal), solve_checked(&plain, &deal)];
+                (s, slow, fast)
+            })
+            .collect();
+        let mut compared = 0;
+        for (s, slow, fast) in results {
+            let Some(Some(shortest)) = slow else { continue };
+            let what = format!("{} ({:?}) position {s}", rules.variant, rules.options);
+            for out in &fast {
+                assert_eq!(out.verdict, Verdict::Solvable, "{what}");
+                // Never shorter than the shortest; as short when proved so.
+                assert!(out.moves.len() >= shortest, "{what}");
+                if out.shortest {
+                    assert_eq!(out.moves.len(), shortest, "{what}");
+                }
+            }
+            compared += usize::from(fast.iter().all(|o| o.shortest));
+        }
+        assert!(
+            compared >= min,
+            "{} ({:?}): only {compared} won positions proved shortest",
+            rules.variant,
+            rules.options
+        );
+    }
+}

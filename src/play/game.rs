@@ -729,6 +729,7 @@ impl Game {
             seconds: 0.0,
             limit: None,
             phase: None,
+            short: None,
         };
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         let automatic: Vec<usize> = self

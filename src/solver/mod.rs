@@ -6,6 +6,7 @@
 //! every win), and `Unknown` means a budget ran out first — it never stands for "lost".
 
 mod search;
+pub mod short;
 pub mod table;
 
 use crate::deal::Deal;
@@ -119,6 +120,10 @@ pub struct Outcome {
     pub attempts: u32,
     /// The phase that decided the deal (none for `Unknown`).
     pub phase: Option<Phase>,
+    /// Positions the short-solution search expanded (none when it did not run).
+    pub short_nodes: Option<u64>,
+    /// True when the short-solution search proved that no win is shorter than `moves`.
+    pub shortest: bool,
 }
 
 /// Progress of a running solve, passed to the progress callback.
@@ -150,6 +155,9 @@ pub struct Solver {
     /// Threads searching the deal together (sharing one table; see `search.rs`). The
     /// verdict does not depend on it; the nodes and the move list found may.
     pub threads: usize,
+    /// After a win, search best-first for a shorter one, expanding at most this many
+    /// positions (see [`short`]). It never changes a verdict; its win is replayed like any.
+    pub short: Option<u64>,
 }
 
 impl Default for Solver {
@@ -161,6 +169,7 @@ impl Default for Solver {
             shorten: true,
             quick: true,
             threads: 1,
+            short: None,
         }
     }
 }
@@ -192,14 +201,51 @@ impl Solver {
         // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
         // (`key_bits_bound`), so three words serve the dealt games and four any board.
         if pos.key_bits_bound() <= 192 {
-            self.attempts::<3>(deal, progress)
+            self.solve_w::<3>(deal, progress)
         } else {
             assert!(
                 pos.key_bits_bound() <= 256,
                 "deal too large for the state key"
             );
-            self.attempts::<4>(deal, progress)
+            self.solve_w::<4>(deal, progress)
         }
+    }
+
+    /// The attempts, then (with [`Solver::short`]) the search for a shorter win, once the
+    /// depth-first search's table is freed.
+    fn solve_w<const W: usize>(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+        let t0 = std::time::Instant::now();
+        let mut out = self.attempts::<W>(deal, progress);
+        let Some(budget) = self.short else {
+            return out;
+        };
+        if out.verdict != Verdict::Solvable {
+            return out;
+        }
+        let limits = short::ShortLimits {
+            nodes: budget,
+            memory: self.limits.memory_bytes,
+            deadline: self
+                .limits
+                .max_seconds
+                .map(|s| t0 + std::time::Duration::from_secs_f64(s)),
+        };
+        let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
+        out.short_nodes = Some(found.nodes);
+        out.shortest = found.optimal;
+        if let Some(line) = found.moves {
+            // Merging a card's consecutive moves may still help (no loops remain).
+            let line = if self.shorten {
+                crate::shorten::shorten(deal, &line)
+            } else {
+                line
+            };
+            if line.len() < out.moves.len() {
+                out.moves = line;
+            }
+        }
+        out.seconds = t0.elapsed().as_secs_f64();
+        out
     }
 
     fn attempts<const W: usize>(
@@ -392,6 +438,8 @@ impl<const W: usize> Context<'_, W> {
             replaced: self.table.replaced(),
             attempts,
             phase,
+            short_nodes: None,
+            shortest: false,
         }
     }
 }

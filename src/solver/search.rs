@@ -45,7 +45,7 @@ struct Frame {
 /// Plays every safe foundation move (if that reduction is on), recording each; with `greedy`
 /// (the quick phase), every foundation move.
 #[inline]
-fn autoplay(pos: &mut Position, prune: Pruning, greedy: bool, hist: &mut Vec<Move>) {
+pub(super) fn autoplay(pos: &mut Position, prune: Pruning, greedy: bool, hist: &mut Vec<Move>) {
     if greedy {
         while let Some(m) = pos.foundation_move() {
             pos.play(m, hist);

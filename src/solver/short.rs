@@ -1,0 +1,271 @@
+//! The search for a short win (`castle solve --short`).
+//!
+//! The depth-first search decides a deal, but the win it finds follows its move order and can
+//! be hundreds of moves of shuffling even after [`crate::shorten`]. This search looks at the
+//! same move graph best-first, ranking positions by `f = g + w * h`: `g` the moves played from
+//! the deal (every single-card move, automatic ones included, as a solution counts them) and
+//! `h` = [`Position::moves_left_bound`], a lower bound on the moves still needed.
+//!
+//! It runs as *restarted weighted A\**: passes with the weights 5, 3, 2 and 1.5 each stop at
+//! their first win, and a final pass with weight 1 runs to the end. Every pass keeps only
+//! positions with `g + h` below the length of the best win known (the depth-first one at the
+//! start), so each pass can only return a shorter win. The passes share one node budget; a pass
+//! the budget cuts short returns nothing new, and the best win so far stands.
+//!
+//! **Why a finished final pass proves the shortest length.** `h` never overestimates, so a
+//! position with `g + h >= best` lies on no win shorter than `best`, and dropping it loses no
+//! shorter win. A position reached again by a line with a smaller `g` is searched again from
+//! there, so every position on a shortest line is eventually expanded with its least `g`, in
+//! any order; when the queue is empty no shorter win exists. The reductions in play keep this:
+//! safe foundation moves (the argument in [`Position::safe_move`] turns any win into one that
+//! plays the card first and is no longer), one empty pile as the target, no lone card to an
+//! empty pile, and no second move of the card just moved (the same position by one move fewer).
+//!
+//! Memory: about 80 bytes per position generated (the node, its queue entry and its table
+//! entry); a pass stops, with what it found, when that passes the budget it is given.
+
+use super::search::autoplay;
+use crate::card::Card;
+use crate::deal::Deal;
+use crate::moves::{is_cell, is_tableau, Move, MoveList};
+use crate::state::{Position, Pruning};
+use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+/// Weights of the passes, in tenths; the last is plain A\*.
+const WEIGHTS: [u32; 5] = [50, 30, 20, 15, 10];
+
+/// Bytes a generated position costs, roughly (see the module docs).
+const BYTES_PER_NODE: usize = 80;
+
+/// What the search found.
+#[derive(Clone, Debug, Default)]
+pub struct Short {
+    /// A win shorter than the one it was given, if it found one.
+    pub moves: Option<Vec<Move>>,
+    /// Positions expanded, all passes.
+    pub nodes: u64,
+    /// True when the final pass finished: no win is shorter than the best known.
+    pub optimal: bool,
+}
+
+/// Budgets of the search.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ShortLimits {
+    /// Positions to expand, all passes together.
+    pub nodes: u64,
+    /// Bytes a pass may use.
+    pub memory: usize,
+    /// Wall-clock end, if any.
+    pub deadline: Option<Instant>,
+}
+
+/// A position reached: the moves that led to it from its parent.
+struct Node {
+    parent: u32,
+    start: u32,
+    len: u32,
+    /// [`Position::moves_left_bound`] there.
+    h: u32,
+    /// The card just moved (see [`Position::generate`]).
+    last: Option<Card>,
+    /// Reached again with a smaller `g` (by another node) after it was queued.
+    stale: bool,
+}
+
+/// Looks for a win of fewer than `known` moves.
+pub(super) fn search<const W: usize>(
+    deal: &Deal,
+    prune: Pruning,
+    known: usize,
+    limits: ShortLimits,
+) -> Short {
+    let mut out = Short::default();
+    let mut best = known;
+    for (k, &w) in WEIGHTS.iter().enumerate() {
+        let last_pass = k + 1 == WEIGHTS.len();
+        let left = limits.nodes.saturating_sub(out.nodes);
+        if left == 0 {
+            break;
+        }
+        let pass = Pass::<W>::new(deal, prune, w, best);
+        let (win, nodes, finished) = pass.run(left, limits, !last_pass);
+        out.nodes += nodes;
+        if let Some(line) = win {
+            best = line.len();
+            out.moves = Some(line);
+        }
+        if last_pass && finished {
+            out.optimal = true;
+        }
+        if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+    }
+    out
+}
+
+/// One weighted pass.
+struct Pass<'a, const W: usize> {
+    deal: &'a Deal,
+    prune: Pruning,
+    /// Weight of `h`, in tenths.
+    w: u32,
+    /// Only wins shorter than this count.
+    best: usize,
+    nodes: Vec<Node>,
+    moves: Vec<Move>,
+    /// Least `g` each position was reached with, and the node that holds it.
+    seen: ahash::HashMap<[u64; W], (u32, u32)>,
+    /// (f, g, node): least f first, then the deepest.
+    queue: BinaryHeap<(Reverse<u32>, u32, u32)>,
+}
+
+impl<'a, const W: usize> Pass<'a, W> {
+    fn new(deal: &'a Deal, prune: Pruning, w: u32, best: usize) -> Self {
+        Pass {
+            deal,
+            prune,
+            w,
+            best,
+            nodes: Vec::new(),
+            moves: Vec::new(),
+            seen: Default::default(),
+            queue: BinaryHeap::new(),
+        }
+    }
+
+    /// The line from the deal to node `i`.
+    fn line(&self, mut i: u32, tail: &[Move]) -> Vec<Move> {
+        let mut parts = Vec::new();
+        loop {
+            let n = &self.nodes[i as usize];
+            parts.push((n.start, n.len));
+            if n.parent == i {
+                break;
+            }
+            i = n.parent;
+        }
+        let mut line = Vec::new();
+        for &(s, l) in parts.iter().rev() {
+            line.extend_from_slice(&self.moves[s as usize..(s + l) as usize]);
+        }
+        line.extend_from_slice(tail);
+        line
+    }
+
+    /// Records a position reached by `hist[from..]` from node `parent` (`g` moves from the
+    /// deal), unless it cannot lead to a shorter win or was reached as cheaply before.
+    fn offer(
+        &mut self,
+        pos: &Position,
+        parent: Option<u32>,
+        hist: &[Move],
+        g: u32,
+        last: Option<Card>,
+    ) {
+        let h = pos.moves_left_bound();
+        if (g + h) as usize >= self.best {
+            return;
+        }
+        let key = pos
+            .key::<W>()
+            .expect("key width chosen from key_bits_bound");
+        let i = self.nodes.len() as u32;
+        match self.seen.entry(key) {
+            Entry::Occupied(mut e) => {
+                let (old_g, old) = *e.get();
+                if old_g <= g {
+                    return;
+                }
+                self.nodes[old as usize].stale = true;
+                e.insert((g, i));
+            }
+            Entry::Vacant(e) => {
+                e.insert((g, i));
+            }
+        }
+        self.nodes.push(Node {
+            parent: parent.unwrap_or(i),
+            start: self.moves.len() as u32,
+            len: hist.len() as u32,
+            h,
+            last,
+            stale: false,
+        });
+        self.moves.extend_from_slice(hist);
+        let f = g * 10 + self.w * h;
+        self.queue.push((Reverse(f), g, i));
+    }
+
+    /// Runs the pass: the shortest win it found (stopping at the first if `first`), the
+    /// positions it expanded, and whether it ran to the end.
+    fn run(
+        mut self,
+        budget: u64,
+        limits: ShortLimits,
+        first: bool,
+    ) -> (Option<Vec<Move>>, u64, bool) {
+        let mut pos = Position::new(self.deal);
+        let mut hist = Vec::new();
+        autoplay(&mut pos, self.prune, false, &mut hist);
+        if pos.is_won() {
+            let won = (hist.len() < self.best).then_some(hist);
+            return (won, 0, true);
+        }
+        self.offer(&pos, None, &hist, hist.len() as u32, None);
+        let mut win = None;
+        let mut list = MoveList::default();
+        let mut expanded = 0u64;
+        while let Some((_, g, i)) = self.queue.pop() {
+            let node = &self.nodes[i as usize];
+            // Reached more cheaply since, or no longer able to beat a win found since.
+            if node.stale || (g + node.h) as usize >= self.best {
+                continue;
+            }
+            let last = node.last;
+            if expanded >= budget
+                || self.nodes.len() * BYTES_PER_NODE > limits.memory
+                || (expanded & 0xFFF == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d))
+            {
+                return (win, expanded, false);
+            }
+            let mut pos = Position::new(self.deal);
+            for m in self.line(i, &[]) {
+                pos.apply(m);
+            }
+            expanded += 1;
+            pos.generate(self.prune, 0, last, &mut list);
+            for m in list.iter() {
+                hist.clear();
+                pos.play(m, &mut hist);
+                autoplay(&mut pos, self.prune, false, &mut hist);
+                let child_g = g + hist.len() as u32;
+                if pos.is_won() {
+                    if (child_g as usize) < self.best {
+                        let line = self.line(i, &hist);
+                        debug_assert_eq!(line.len(), child_g as usize);
+                        self.best = line.len();
+                        win = Some(line);
+                    }
+                } else {
+                    let moved = (m.count == 1
+                        && (is_tableau(m.from) || is_cell(m.from))
+                        && (is_tableau(m.to) || is_cell(m.to))
+                        && hist.len() == 1)
+                        .then_some(m.card);
+                    self.offer(&pos, Some(i), &hist, child_g, moved);
+                }
+                for &u in hist.iter().rev() {
+                    pos.undo(u);
+                }
+            }
+            if first && win.is_some() {
+                return (win, expanded, false);
+            }
+        }
+        (win, expanded, true)
+    }
+}
