@@ -268,6 +268,9 @@ pub struct BudgetArgs {
     /// Skip the quick phase (the complete search decides every deal).
     #[arg(long)]
     pub no_quick: bool,
+    /// No best-first search between the depth-first attempts.
+    #[arg(long)]
+    pub no_best_first: bool,
     /// After a win, search best-first for a shorter one (weighted A*, then plain A*); says
     /// when the win printed is the shortest there is.
     #[arg(long)]

@@ -156,6 +156,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
         restarts: !b.no_restarts,
         shorten: !b.no_shorten,
         quick: !b.no_quick,
+        best_first: !b.no_best_first,
         threads: 1,
         short: b.short.then_some(b.short_nodes),
     })

@@ -206,6 +206,13 @@ fn configs() -> Vec<(&'static str, Solver)> {
                 ..base
             },
         ),
+        (
+            "no best-first phase",
+            Solver {
+                best_first: false,
+                ..base
+            },
+        ),
         ("two threads", Solver { threads: 2, ..base }),
     ]
 }
@@ -436,4 +443,23 @@ fn the_short_search_never_lengthens_a_win() {
         }
     }
     assert!(shorter >= 5, "only {shorter} wins got shorter");
+}
+
+/// Deal 637 of beleaguered-castle: the depth-first order goes astray (it still has no win
+/// after 2 million nodes), while the best-first phase run between its attempts finds one in
+/// a fraction of that. The win replays, so the verdict is known apart from the search.
+#[test]
+fn the_best_first_phase_wins_where_the_depth_first_order_goes_astray() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 637);
+    let out = solve_checked(&Solver::default(), &deal);
+    assert_eq!(out.verdict, Verdict::Solvable);
+    assert_eq!(out.phase, Some(castle::Phase::BestFirst));
+    let mut alone = Solver {
+        best_first: false,
+        ..Solver::default()
+    };
+    alone.limits.max_nodes = Some(2_000_000);
+    let without = alone.solve(&deal);
+    assert_eq!(without.verdict, Verdict::Unknown);
+    assert!(out.nodes < 2_000_000, "{} nodes", out.nodes);
 }

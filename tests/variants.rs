@@ -225,11 +225,12 @@ fn castile_wins_through_its_cell() {
     assert!(out.moves.len() >= 5);
 }
 
-/// The default solver without its quick phase (whose greedy foundation moves would win or
-/// enter positions before the complete search, changing the node counts these tests pin).
+/// The default solver without its quick and best-first phases (which would win or enter
+/// positions before the complete search, changing the node counts these tests pin).
 fn complete_only() -> Solver {
     Solver {
         quick: false,
+        best_first: false,
         ..Solver::default()
     }
 }

@@ -90,25 +90,40 @@ pub(super) fn search<const W: usize>(
         if left == 0 {
             break;
         }
-        let pass = Pass::<W>::new(deal, prune, w, best);
-        let (win, nodes, finished) = pass.run(left, limits, !last_pass);
-        out.nodes += nodes;
-        if let Some(line) = win {
+        let mut pass = Pass::<W>::new(deal, prune, w, best);
+        let stop = pass.run(left, limits, !last_pass);
+        out.nodes += pass.expanded;
+        if let Some(line) = pass.win.take() {
             best = line.len();
             out.moves = Some(line);
         }
-        if last_pass && finished {
+        if last_pass && stop == Stop::Exhausted {
             out.optimal = true;
         }
-        if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop == Stop::Deadline {
             break;
         }
     }
     out
 }
 
-/// One weighted pass.
-struct Pass<'a, const W: usize> {
+/// Why [`Pass::run`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// It found a win (and was asked to stop at the first).
+    Won,
+    /// Its node budget for this call ran out; it can go on.
+    Budget,
+    /// It outgrew its memory budget.
+    Full,
+    /// The deadline passed.
+    Deadline,
+    /// The queue is empty: every win shorter than the bound was found.
+    Exhausted,
+}
+
+/// One weighted pass, which can be run a slice at a time.
+pub(super) struct Pass<'a, const W: usize> {
     deal: &'a Deal,
     prune: Pruning,
     /// Weight of `h`, in tenths.
@@ -121,10 +136,16 @@ struct Pass<'a, const W: usize> {
     seen: ahash::HashMap<[u64; W], (u32, u32)>,
     /// (f, g, node): least f first, then the deepest.
     queue: BinaryHeap<(Reverse<u32>, u32, u32)>,
+    started: bool,
+    /// The shortest win found.
+    pub win: Option<Vec<Move>>,
+    /// Positions expanded so far.
+    pub expanded: u64,
 }
 
 impl<'a, const W: usize> Pass<'a, W> {
-    fn new(deal: &'a Deal, prune: Pruning, w: u32, best: usize) -> Self {
+    /// A pass with weight `w` (in tenths) that keeps only wins shorter than `best`.
+    pub fn new(deal: &'a Deal, prune: Pruning, w: u32, best: usize) -> Self {
         Pass {
             deal,
             prune,
@@ -134,6 +155,9 @@ impl<'a, const W: usize> Pass<'a, W> {
             moves: Vec::new(),
             seen: Default::default(),
             queue: BinaryHeap::new(),
+            started: false,
+            win: None,
+            expanded: 0,
         }
     }
 
@@ -156,8 +180,8 @@ impl<'a, const W: usize> Pass<'a, W> {
         line
     }
 
-    /// Records a position reached by `hist[from..]` from node `parent` (`g` moves from the
-    /// deal), unless it cannot lead to a shorter win or was reached as cheaply before.
+    /// Records a position reached by `hist` from node `parent` (`g` moves from the deal),
+    /// unless it cannot lead to a shorter win or was reached as cheaply before.
     fn offer(
         &mut self,
         pos: &Position,
@@ -200,43 +224,52 @@ impl<'a, const W: usize> Pass<'a, W> {
         self.queue.push((Reverse(f), g, i));
     }
 
-    /// Runs the pass: the shortest win it found (stopping at the first if `first`), the
-    /// positions it expanded, and whether it ran to the end.
-    fn run(
-        mut self,
-        budget: u64,
-        limits: ShortLimits,
-        first: bool,
-    ) -> (Option<Vec<Move>>, u64, bool) {
-        let mut pos = Position::new(self.deal);
+    /// Bytes in use, roughly (see the module docs).
+    pub fn bytes(&self) -> usize {
+        self.nodes.len() * BYTES_PER_NODE
+    }
+
+    /// Expands up to `budget` more positions (stopping at the first win if `first`); the
+    /// wins go to [`Pass::win`], the count to [`Pass::expanded`].
+    pub fn run(&mut self, budget: u64, limits: ShortLimits, first: bool) -> Stop {
         let mut hist = Vec::new();
-        autoplay(&mut pos, self.prune, false, &mut hist);
-        if pos.is_won() {
-            let won = (hist.len() < self.best).then_some(hist);
-            return (won, 0, true);
+        if !self.started {
+            self.started = true;
+            let mut pos = Position::new(self.deal);
+            autoplay(&mut pos, self.prune, false, &mut hist);
+            if pos.is_won() {
+                if hist.len() < self.best {
+                    self.best = hist.len();
+                    self.win = Some(hist);
+                }
+                return Stop::Exhausted;
+            }
+            self.offer(&pos, None, &hist, hist.len() as u32, None);
         }
-        self.offer(&pos, None, &hist, hist.len() as u32, None);
-        let mut win = None;
+        let end = self.expanded.saturating_add(budget);
         let mut list = MoveList::default();
-        let mut expanded = 0u64;
-        while let Some((_, g, i)) = self.queue.pop() {
+        while let Some(&(_, g, i)) = self.queue.peek() {
+            if self.expanded >= end {
+                return Stop::Budget;
+            }
+            if self.bytes() > limits.memory {
+                return Stop::Full;
+            }
+            if self.expanded & 0xFFF == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Stop::Deadline;
+            }
+            self.queue.pop();
             let node = &self.nodes[i as usize];
             // Reached more cheaply since, or no longer able to beat a win found since.
             if node.stale || (g + node.h) as usize >= self.best {
                 continue;
             }
             let last = node.last;
-            if expanded >= budget
-                || self.nodes.len() * BYTES_PER_NODE > limits.memory
-                || (expanded & 0xFFF == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d))
-            {
-                return (win, expanded, false);
-            }
             let mut pos = Position::new(self.deal);
             for m in self.line(i, &[]) {
                 pos.apply(m);
             }
-            expanded += 1;
+            self.expanded += 1;
             pos.generate(self.prune, 0, last, &mut list);
             for m in list.iter() {
                 hist.clear();
@@ -248,7 +281,7 @@ impl<'a, const W: usize> Pass<'a, W> {
                         let line = self.line(i, &hist);
                         debug_assert_eq!(line.len(), child_g as usize);
                         self.best = line.len();
-                        win = Some(line);
+                        self.win = Some(line);
                     }
                 } else {
                     let moved = (m.count == 1
@@ -262,10 +295,10 @@ impl<'a, const W: usize> Pass<'a, W> {
                     pos.undo(u);
                 }
             }
-            if first && win.is_some() {
-                return (win, expanded, false);
+            if first && self.win.is_some() {
+                return Stop::Won;
             }
         }
-        (win, expanded, true)
+        Stop::Exhausted
     }
 }
