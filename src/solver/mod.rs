@@ -385,10 +385,12 @@ const BEST_FIRST_SHARE: u64 = 16;
 /// head straight for a win, with `g` still breaking ties towards shorter lines.
 const BEST_FIRST_WEIGHT: u32 = 50;
 
-/// Most bytes the best-first phase uses (an eighth of `--memory` up to this): about 3.3
-/// million positions, some 10 s of its search, after which the depth-first search goes on
-/// alone.
-const BEST_FIRST_MAX_BYTES: usize = 256 << 20;
+/// Most bytes the best-first phase uses (an eighth of `--memory` up to this): about 840,000
+/// positions, some 2 s of its search, after which the depth-first search goes on alone. The
+/// deals it rescues needed at most 300,000 expansions (sa 384 and 247, bc 5169 and 637);
+/// at 256 MiB it cost the hard lost deal of `../shared/bench` 8 s on one thread and 16 s on
+/// two (it runs on one thread between the parallel attempts).
+const BEST_FIRST_MAX_BYTES: usize = 64 << 20;
 
 /// Which phase of a solve decided it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
