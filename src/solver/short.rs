@@ -10,7 +10,13 @@
 //! their first win, and a final pass with weight 1 runs to the end. Every pass keeps only
 //! positions with `g + h` below the length of the best win known (the depth-first one at the
 //! start), so each pass can only return a shorter win. The passes share one node budget; a pass
-//! the budget cuts short returns nothing new, and the best win so far stands.
+//! the budget cuts short keeps any win it found, and the best win so far stands.
+//!
+//! The weights only change the order, never the set of positions a pass may expand, so any
+//! pass that empties its queue proves the best length known the shortest, not only the last.
+//!
+//! The solver's best-first phase ([`super::Phase::BestFirst`]) is one pass of weight 5 with no
+//! bound, run a slice at a time between the depth-first attempts.
 //!
 //! **Why a finished final pass proves the shortest length.** `h` never overestimates, so a
 //! position with `g + h >= best` lies on no win shorter than `best`, and dropping it loses no
@@ -21,8 +27,9 @@
 //! plays the card first and is no longer), one empty pile as the target, no lone card to an
 //! empty pile, and no second move of the card just moved (the same position by one move fewer).
 //!
-//! Memory: about 80 bytes per position generated (the node, its queue entry and its table
-//! entry); a pass stops, with what it found, when that passes the budget it is given.
+//! Memory: about 80 bytes per position generated are allowed for (the node, its moves, its
+//! queue entry and its table entry; 44 were measured at 7.9 million positions, the rest is room
+//! for the vectors' growth); a pass stops, with what it found, when that passes its budget.
 
 use super::search::autoplay;
 use crate::card::Card;
@@ -47,7 +54,7 @@ pub struct Short {
     pub moves: Option<Vec<Move>>,
     /// Positions expanded, all passes.
     pub nodes: u64,
-    /// True when the final pass finished: no win is shorter than the best known.
+    /// True when a pass emptied its queue: no win is shorter than the best known.
     pub optimal: bool,
 }
 
@@ -97,8 +104,9 @@ pub(super) fn search<const W: usize>(
             best = line.len();
             out.moves = Some(line);
         }
-        if last_pass && stop == Stop::Exhausted {
+        if stop == Stop::Exhausted {
             out.optimal = true;
+            break;
         }
         if stop == Stop::Deadline {
             break;
