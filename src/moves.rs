@@ -75,6 +75,18 @@ impl Move {
     }
 }
 
+/// The card a move carried, for [`crate::state::Position::generate`]'s `last`: `m` was a
+/// single move from a tableau pile or a cell to a tableau pile or a cell, and `played` (the
+/// moves it became, automatic ones included) shows that nothing moved with it.
+#[inline]
+pub fn moved_card(m: Move, played: usize) -> Option<Card> {
+    (m.count == 1
+        && (is_tableau(m.from) || is_cell(m.from))
+        && (is_tableau(m.to) || is_cell(m.to))
+        && played == 1)
+        .then_some(m.card)
+}
+
 /// Name of pile index `p`: `t1..tN`, `r1..rK`, `f`, `s` or `w`.
 pub fn pile_name(p: u8) -> String {
     match p {

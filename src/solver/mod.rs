@@ -375,10 +375,11 @@ impl Solver {
 const QUICK_NODES: u64 = 50_000;
 
 /// The best-first phase gets a slice of `1 / BEST_FIRST_SHARE` of each depth-first attempt's
-/// node budget. Its nodes cost about four times as much (each rebuilds its position from the
-/// deal), so on a deal the depth-first search decides it adds about a quarter to the time;
-/// on winnable deals where the depth-first order goes astray it finds the win hundreds of
-/// times sooner (`castle bench` and the README have the figures).
+/// node budget. Its nodes cost about four times as much (it expands some 330,000 a second, as
+/// it rebuilds each position from the deal), so on a deal the depth-first search decides it
+/// should add about a quarter to the time, until it reaches its memory cap; on winnable deals
+/// where the depth-first order goes astray it finds the win hundreds of times sooner
+/// (`castle bench` and the README have the figures).
 const BEST_FIRST_SHARE: u64 = 16;
 
 /// Weight of the best-first phase's heuristic, in tenths (`f = g + 5 h`): greedy enough to
@@ -386,10 +387,11 @@ const BEST_FIRST_SHARE: u64 = 16;
 const BEST_FIRST_WEIGHT: u32 = 50;
 
 /// Most bytes the best-first phase uses (an eighth of `--memory` up to this): about 840,000
-/// positions, some 2 s of its search, after which the depth-first search goes on alone. The
-/// deals it rescues needed at most 300,000 expansions (sa 384 and 247, bc 5169 and 637);
-/// at 256 MiB it cost the hard lost deal of `../shared/bench` 8 s on one thread and 16 s on
-/// two (it runs on one thread between the parallel attempts).
+/// positions at the 80 bytes allowed for each, after which the depth-first search goes on
+/// alone. The deals it rescued in the probes behind this phase needed at most about 305,000
+/// expansions (sa 384 and 247, bc 5169 and 637). With a 256 MiB cap the hard lost deal of
+/// `../shared/bench` took 63.6 s on one thread and 44.3 s on two (the phase runs on one thread
+/// between the parallel attempts), against 56.5 s and 29.9 s with this cap, in later runs.
 const BEST_FIRST_MAX_BYTES: usize = 64 << 20;
 
 /// Which phase of a solve decided it.

@@ -23,7 +23,7 @@
 use super::table::{Entry, Slot, Table};
 use super::{Limit, Progress, Solver};
 use crate::deal::Deal;
-use crate::moves::{is_cell, is_tableau, Move, MoveList};
+use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -380,11 +380,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         pos.play(m, hist);
         autoplay(pos, prune, greedy, hist);
         // The card just moved, if nothing else moved with it (see `Position::generate`).
-        let last = (m.count == 1
-            && (is_tableau(m.from) || is_cell(m.from))
-            && (is_tableau(m.to) || is_cell(m.to))
-            && hist.len() == before + 1)
-            .then_some(m.card);
+        let last = moved_card(m, hist.len() - before);
         if pos.home() > best_home {
             best_home = pos.home();
         }

@@ -34,7 +34,7 @@
 use super::search::autoplay;
 use crate::card::Card;
 use crate::deal::Deal;
-use crate::moves::{is_cell, is_tableau, Move, MoveList};
+use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
@@ -292,11 +292,7 @@ impl<'a, const W: usize> Pass<'a, W> {
                         self.win = Some(line);
                     }
                 } else {
-                    let moved = (m.count == 1
-                        && (is_tableau(m.from) || is_cell(m.from))
-                        && (is_tableau(m.to) || is_cell(m.to))
-                        && hist.len() == 1)
-                        .then_some(m.card);
+                    let moved = moved_card(m, hist.len());
                     self.offer(&pos, Some(i), &hist, child_g, moved);
                 }
                 for &u in hist.iter().rev() {
