@@ -59,6 +59,8 @@ pub struct SetResult {
     pub max_states: u64,
     /// Solution lengths of the solved deals.
     pub lengths: Vec<usize>,
+    /// Most bytes any deal's search path held.
+    pub max_path_bytes: usize,
 }
 
 /// Solves every deal of `set` one after another on this thread.
@@ -82,6 +84,7 @@ pub fn run_set(set: &DealSet, solver: &Solver) -> SetResult {
         }
         r.nodes += out.nodes;
         r.states += out.states;
+        r.max_path_bytes = r.max_path_bytes.max(out.peak_path_bytes);
         if out.peak_states > r.max_states {
             r.max_states = out.peak_states;
             r.bytes_per_state = out.table_bytes as f64 / out.peak_states.max(1) as f64;

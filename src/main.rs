@@ -292,7 +292,7 @@ fn print_text(out: &mut impl Write, deal: &Deal, r: &Outcome, b: &BudgetArgs) ->
             let why = match r.limit {
                 Some(castle::Limit::Nodes) => format!("the node budget ran out (--max-nodes {})", b.max_nodes.unwrap_or(0)),
                 Some(castle::Limit::Seconds) => format!("the time budget ran out (--max-seconds {})", b.max_seconds.unwrap_or(0.0)),
-                Some(castle::Limit::Memory) => format!("the table is full of positions on the current line (raise --memory, now {} MiB)", b.memory),
+                Some(castle::Limit::Memory) => format!("the current line outgrew the memory budget (raise --memory, now {} MiB)", b.memory),
                 None => "no reason recorded".to_string(),
             };
             writeln!(out, "unknown: {why}; this is not a proof either way")?;
@@ -384,7 +384,7 @@ fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
     let only = parse_variant(&a.variant)?;
     writeln!(
         out,
-        "{:<22} {:>6} {:>5} {:>5} {:>4} {:>12} {:>8} {:>9} {:>10} {:>9} {:>8}",
+        "{:<22} {:>6} {:>5} {:>5} {:>4} {:>12} {:>8} {:>9} {:>10} {:>9} {:>8} {:>9}",
         "set",
         "deals",
         "won",
@@ -395,7 +395,8 @@ fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
         "Mnodes/s",
         "max states",
         "B/state",
-        "med len"
+        "med len",
+        "path MiB"
     )?;
     for set in standard_sets() {
         if only.is_some_and(|v| v != set.variant) {
@@ -418,7 +419,7 @@ fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
             let med = lens.get(lens.len() / 2).copied().unwrap_or(0);
             writeln!(
                 out,
-                "{:<22} {:>6} {:>5} {:>5} {:>4} {:>12} {:>8.2} {:>9.2} {:>10} {:>9.1} {:>8}",
+                "{:<22} {:>6} {:>5} {:>5} {:>4} {:>12} {:>8.2} {:>9.2} {:>10} {:>9.1} {:>8} {:>9.1}",
                 format!("{} {}..{}{tag}", short(set.variant), set.first, set.last),
                 set.last - set.first + 1,
                 r.solvable,
@@ -429,7 +430,8 @@ fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {
                 r.nodes as f64 / r.seconds / 1e6,
                 r.max_states,
                 r.bytes_per_state,
-                med
+                med,
+                r.max_path_bytes as f64 / (1 << 20) as f64
             )?;
         }
     }
@@ -556,8 +558,17 @@ fn bench_deals(out: &mut impl Write, a: &cli::BenchArgs, solver: &Solver) -> Res
     };
     writeln!(
         out,
-        "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9} {:>9}",
-        "deal", "threads", "verdict", "moves", "nodes", "states", "phase", "seconds", "peak MiB"
+        "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9} {:>9} {:>9}",
+        "deal",
+        "threads",
+        "verdict",
+        "moves",
+        "nodes",
+        "states",
+        "phase",
+        "seconds",
+        "peak MiB",
+        "path MiB"
     )?;
     for path in &a.deals {
         let (text, origin) = read_input(path)?;
@@ -590,7 +601,7 @@ fn bench_deals(out: &mut impl Write, a: &cli::BenchArgs, solver: &Solver) -> Res
             });
             writeln!(
                 out,
-                "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9.2} {:>9}",
+                "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9.2} {:>9} {:>9.1}",
                 name,
                 t,
                 o.verdict.name(),
@@ -599,7 +610,8 @@ fn bench_deals(out: &mut impl Write, a: &cli::BenchArgs, solver: &Solver) -> Res
                 o.peak_states,
                 o.phase.map_or("-", |p| p.name()),
                 o.seconds,
-                rss
+                rss,
+                o.peak_path_bytes as f64 / (1 << 20) as f64
             )?;
             secs.push(o.seconds);
         }

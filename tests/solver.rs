@@ -262,6 +262,44 @@ fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
     }
 }
 
+/// The search path shares the memory budget: a deal whose depth-first line runs millions of
+/// positions deep (bc 1770: a path of several GiB beside a 2 GiB table, before paths were
+/// counted) ends `unknown` (memory) under a small budget, with path and table together held to
+/// the budget plus the per-thread floor: never a verdict, never an unbounded path.
+#[test]
+fn a_line_too_deep_for_the_budget_ends_unknown() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1770);
+    let memory = 48 << 20;
+    for threads in [1, 2] {
+        let solver = Solver {
+            threads,
+            limits: Limits {
+                memory_bytes: memory,
+                ..Limits::default()
+            },
+            ..Solver::default()
+        };
+        let o = solver.solve(&deal);
+        assert_eq!(o.verdict, Verdict::Unknown, "{threads} threads");
+        assert_eq!(o.limit, Some(castle::Limit::Memory), "{threads} threads");
+        let allowed = memory + threads * castle::solver::PATH_MIN_BYTES;
+        assert!(
+            threads * o.peak_path_bytes + o.peak_table_bytes <= allowed + threads * (1 << 20),
+            "path {} (per thread) + table {} bytes",
+            o.peak_path_bytes,
+            o.peak_table_bytes
+        );
+        // And it gave up only once the budget was used (path 24 MB + table 36 MB with one
+        // thread, when this test was written).
+        assert!(
+            threads * o.peak_path_bytes + o.peak_table_bytes > memory,
+            "stopped early: path {} (per thread) + table {} bytes",
+            o.peak_path_bytes,
+            o.peak_table_bytes
+        );
+    }
+}
+
 fn same_verdicts_for(rules: Rules, seeds: std::ops::RangeInclusive<u64>, cap: u64) {
     same_verdicts_min(rules, seeds, cap, 100);
 }

@@ -22,7 +22,8 @@ pub struct Limits {
     pub max_nodes: Option<u64>,
     /// Stop after this many seconds.
     pub max_seconds: Option<f64>,
-    /// Bytes the transposition table may use.
+    /// Bytes the solve may use: the transposition table, the search path of each thread, the
+    /// best-first phase and the small caches (see [`PATH_SHARE`] for the split).
     pub memory_bytes: usize,
 }
 
@@ -47,7 +48,8 @@ pub enum Limit {
     Nodes,
     /// `--max-seconds`.
     Seconds,
-    /// The table is full of states on the current path (raise `--memory`).
+    /// The memory budget ran out: the table is full of states on the current path, or the path
+    /// itself outgrew its share (raise `--memory`).
     Memory,
 }
 
@@ -114,6 +116,8 @@ pub struct Outcome {
     pub table_bytes: usize,
     /// Largest table allocation during the solve (a segment's growth included).
     pub peak_table_bytes: usize,
+    /// Most bytes one thread's search path held (the line, the untried moves, the frames).
+    pub peak_path_bytes: usize,
     /// Table entries replaced because the memory budget was reached.
     pub replaced: u64,
     /// Search attempts made (more than one when restarts cut earlier attempts short).
@@ -259,7 +263,9 @@ impl Solver {
     ) -> Outcome {
         let t0 = std::time::Instant::now();
         let threads = self.threads.max(1);
-        // The recent-key caches take at most an eighth of the budget, the table the rest.
+        // The recent-key caches take at most an eighth of the budget (in fact a few hundred
+        // KiB), the best-first phase at most an eighth, the table and the search paths the
+        // rest (see `PATH_SHARE`).
         let memory = self.limits.memory_bytes;
         let scratches: Vec<search::Scratch<W>> = (0..threads)
             .map(|_| search::Scratch::new(memory / 8 / threads))
@@ -284,7 +290,8 @@ impl Solver {
             deal,
             solver: self,
             t0,
-            table: table::Table::<W>::new(memory.saturating_sub(caches + bf_bytes)),
+            table: table::Table::<W>::new(memory.saturating_sub(caches + bf_bytes))
+                .with_paths(memory / PATH_SHARE, PATH_MIN_BYTES * threads),
             scratches,
             pool: (threads > 1).then(|| {
                 rayon::ThreadPoolBuilder::new()
@@ -295,6 +302,7 @@ impl Solver {
             }),
             done: 0,
             best_home: deal.cards_home() as u8,
+            peak_path: 0,
         };
         let mut attempts = 0u32;
         if self.quick {
@@ -371,6 +379,23 @@ impl Solver {
     }
 }
 
+/// The search paths share the table's budget, and the table always leaves them
+/// `1 / PATH_SHARE` of `--memory`.
+///
+/// A depth-first search on a big deal can go millions of positions deep (bc deal 1770 with
+/// 2 GiB: a path of several GiB beside the table, before paths were counted), and each
+/// position on the path holds its untried moves and a frame, some 100 bytes, against under 32
+/// for a stored state. So the paths take budget as they grow, from whatever the table has not
+/// allocated (and the table never takes the reserve); a path the budget cannot hold ends the
+/// search as `unknown` (memory), like a table full of pinned states. The measured peaks
+/// (`castle bench`, "path MiB") are far below the reserve on every deal the benchmarks
+/// decide: 5.9 MiB on bc 1..200, 92 MiB on the hard lost deal.
+pub const PATH_SHARE: usize = 8;
+
+/// What the paths may take past `--memory`, per thread (a floor for tiny budgets: the overshoot
+/// of the process is at most this much per thread).
+pub const PATH_MIN_BYTES: usize = 16 << 20;
+
 /// Node budget of the quick phase.
 const QUICK_NODES: u64 = 50_000;
 
@@ -430,6 +455,8 @@ struct Context<'a, const W: usize> {
     /// Nodes of the attempts so far.
     done: u64,
     best_home: u8,
+    /// Most bytes a thread's path held (see [`Outcome::peak_path_bytes`]).
+    peak_path: usize,
 }
 
 impl<const W: usize> Context<'_, W> {
@@ -472,6 +499,7 @@ impl<const W: usize> Context<'_, W> {
         }
         self.done += run.nodes.load(Ordering::Relaxed);
         self.best_home = self.best_home.max(run.best_home.load(Ordering::Relaxed));
+        self.peak_path = self.peak_path.max(run.peak_path.load(Ordering::Relaxed));
         let win = run.win.into_inner().unwrap_or_else(|e| e.into_inner());
         let limit = run.limit.into_inner().unwrap_or_else(|e| e.into_inner());
         (win, limit)
@@ -504,6 +532,7 @@ impl<const W: usize> Context<'_, W> {
             best_home: self.best_home,
             table_bytes: self.table.bytes(),
             peak_table_bytes: self.table.peak_bytes(),
+            peak_path_bytes: self.peak_path,
             replaced: self.table.replaced(),
             attempts,
             phase,

@@ -88,18 +88,31 @@ pub(super) struct Scratch<const W: usize> {
     stack: Vec<Move>,
     frames: Vec<Frame>,
     recent: Vec<[u64; W]>,
+    /// Bytes of the budget this thread's path (the three buffers above) has taken from the
+    /// table's account ([`Table::charge_path`]); when the path needs more and the account has
+    /// none, the search stops with [`Limit::Memory`].
+    charged: usize,
+}
+
+/// Bytes the search path holds: the line from the deal, the untried moves of every position
+/// on it, and their frames. Every element was written, so its pages are resident; a buffer
+/// never shrinks, so the most this ever was is what the path costs in memory.
+#[inline]
+fn path_bytes(hist: &[Move], stack: &[Move], frames: &[Frame]) -> usize {
+    std::mem::size_of_val(hist) + std::mem::size_of_val(stack) + std::mem::size_of_val(frames)
 }
 
 impl<const W: usize> Scratch<W> {
-    /// Buffers with a recent-key cache of at most `max_bytes` (2^15 keys at most).
-    pub fn new(max_bytes: usize) -> Self {
-        let n = (max_bytes / (8 * W)).clamp(64, 1 << RECENT_BITS);
+    /// Buffers with a recent-key cache of at most `cache_bytes` (2^13 keys at most).
+    pub fn new(cache_bytes: usize) -> Self {
+        let n = (cache_bytes / (8 * W)).clamp(64, 1 << RECENT_BITS);
         let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
         Scratch {
             hist: Vec::new(),
             stack: Vec::new(),
             frames: Vec::new(),
             recent: vec![[0; W]; n],
+            charged: 0,
         }
     }
 
@@ -135,6 +148,7 @@ pub(super) trait Access<const W: usize> {
     fn enter(&mut self, key: &[u64; W]) -> Entry;
     fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]);
     fn len(&self) -> usize;
+    fn table(&self) -> &Table<W>;
 }
 
 impl<const W: usize> Access<W> for &mut Table<W> {
@@ -148,6 +162,9 @@ impl<const W: usize> Access<W> for &mut Table<W> {
     }
     fn len(&self) -> usize {
         Table::len(self)
+    }
+    fn table(&self) -> &Table<W> {
+        self
     }
 }
 
@@ -165,6 +182,9 @@ impl<const W: usize> Access<W> for Shared<'_, W> {
     }
     fn len(&self) -> usize {
         self.0.len()
+    }
+    fn table(&self) -> &Table<W> {
+        self.0
     }
 }
 
@@ -190,6 +210,8 @@ pub(super) struct Run<'a> {
     /// Nodes of this attempt, all threads.
     pub nodes: AtomicU64,
     pub best_home: AtomicU8,
+    /// Most bytes any thread's search path held (see [`path_bytes`]).
+    pub peak_path: AtomicUsize,
     pub win: Mutex<Option<Vec<Move>>>,
     pub limit: Mutex<Option<Limit>>,
     /// Donated tasks not yet started.
@@ -210,6 +232,7 @@ impl<'a> Run<'a> {
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             best_home: AtomicU8::new(0),
+            peak_path: AtomicUsize::new(0),
             win: Mutex::new(None),
             limit: Mutex::new(None),
             queued: AtomicUsize::new(0),
@@ -245,6 +268,9 @@ pub(super) enum Root {
 /// Work handed to another thread: the line to the position, and moves to try there.
 pub(super) type Task = (Vec<Move>, Vec<Move>);
 
+/// A path takes budget in steps of this many bytes (one atomic update per step).
+const PATH_CHUNK: usize = 1 << 20;
+
 /// Nodes between two reads of the clock (and progress reports).
 const CLOCK_EVERY: u64 = 0xFFFF;
 /// Nodes between two looks for an idle thread.
@@ -278,7 +304,9 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         stack,
         frames,
         recent,
+        charged,
     } = scratch;
+    let mut peak_path = 0usize;
     hist.clear();
     hist.extend_from_slice(prefix);
     stack.clear();
@@ -293,6 +321,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     macro_rules! finish {
         () => {{
             run.best_home.fetch_max(best_home, Ordering::Relaxed);
+            run.peak_path.fetch_max(peak_path, Ordering::Relaxed);
             run.nodes.fetch_add(nodes - synced, Ordering::Relaxed);
             return;
         }};
@@ -327,6 +356,20 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         hist: $hist_before as u32,
                         slot: Some(slot),
                     });
+                    // The path shares the table's budget: a line that outgrows what is left
+                    // of `--memory` ends the search as `unknown`, never as a verdict.
+                    let path = path_bytes(hist, stack, frames);
+                    if path > peak_path {
+                        peak_path = path;
+                        if path > *charged {
+                            let add = (path - *charged).next_multiple_of(PATH_CHUNK);
+                            if !table.table().charge_path(add) {
+                                run.halt(Some(Limit::Memory));
+                                finish!()
+                            }
+                            *charged += add;
+                        }
+                    }
                     true
                 }
             }

@@ -101,20 +101,31 @@ fn advise_huge_pages<T>(v: &mut [T]) {
     let _ = v;
 }
 
-/// The table's memory account, shared by its segments.
+/// The solve's memory account: the table's segments, and the search paths that share its
+/// budget (see [`Table::charge_path`]).
 struct Budget {
     max: usize,
+    /// Table bytes allocated.
     used: AtomicUsize,
     peak: AtomicUsize,
+    /// Bytes the search paths have taken (they never give any back: a path's buffers keep
+    /// their pages from one attempt to the next).
+    path: AtomicUsize,
+    /// Room the table always leaves for the paths (at least `slack`: the table itself never
+    /// goes past `max`).
+    reserve: usize,
+    /// How far the paths may go past `max` (a floor for tiny budgets).
+    slack: usize,
 }
 
 impl Budget {
     /// Takes `add` bytes (a new allocation made while the old one still exists) if both
-    /// together stay within the budget.
+    /// together stay within the budget, leaving the paths what they hold or the reserve.
     fn grow(&self, add: usize) -> bool {
         let mut used = self.used.load(Ordering::Relaxed);
         loop {
-            if used + add > self.max {
+            let paths = self.path.load(Ordering::Relaxed).max(self.reserve);
+            if used + add + paths > self.max + self.slack {
                 return false;
             }
             match self.used.compare_exchange_weak(
@@ -398,6 +409,9 @@ impl<const W: usize> Table<W> {
                 max: max_bytes,
                 used: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
+                path: AtomicUsize::new(0),
+                reserve: 0,
+                slack: 0,
             },
             replaced: AtomicU64::new(0),
             peak_len: AtomicUsize::new(0),
@@ -406,6 +420,44 @@ impl<const W: usize> Table<W> {
         t.budget.used.store(first, Ordering::Relaxed);
         t.budget.peak.store(first, Ordering::Relaxed);
         t
+    }
+
+    /// Shares the budget with search paths: they may take `slack` bytes past the budget, and
+    /// the table leaves them at least `reserve` bytes in all (of which the slack is the first
+    /// part, so a small budget's table loses nothing to the paths). See
+    /// [`Table::charge_path`].
+    pub fn with_paths(mut self, reserve: usize, slack: usize) -> Self {
+        self.budget.slack = slack;
+        self.budget.reserve = reserve.min(self.budget.max).max(slack);
+        self
+    }
+
+    /// Takes `add` bytes of the budget for a search path; false if that would pass the
+    /// budget (plus the slack). What the table has already allocated stays with it, so the
+    /// paths and the table together never pass the budget: whichever asks last is refused
+    /// (the table then replaces entries; a refused path ends its search as `unknown`).
+    pub fn charge_path(&self, add: usize) -> bool {
+        let b = &self.budget;
+        let mut path = b.path.load(Ordering::Relaxed);
+        loop {
+            if b.used.load(Ordering::Relaxed) + path + add > b.max + b.slack {
+                return false;
+            }
+            match b.path.compare_exchange_weak(
+                path,
+                path + add,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(p) => path = p,
+            }
+        }
+    }
+
+    /// Bytes the search paths have taken.
+    pub fn path_bytes(&self) -> usize {
+        self.budget.path.load(Ordering::Relaxed)
     }
 
     /// Forgets every key but keeps the allocation.
@@ -645,6 +697,53 @@ mod tests {
         assert!(t.is_empty());
         assert_eq!(t.peak_len(), N as usize);
         assert!(matches!(t.enter(&key(5)), Entry::Stored(_)));
+    }
+
+    #[test]
+    fn paths_and_table_share_one_budget() {
+        let budget = 4 << 20;
+        let mut t = Table::<3>::new(budget).with_paths(1 << 20, 0);
+        // The table grows until only the reserve is left, then replaces.
+        for i in 0..400_000 {
+            let e = t.enter(&key(i));
+            if let Entry::Stored(s) = e {
+                t.unpin(s, || key(i));
+            }
+        }
+        assert!(t.replaced() > 0, "the table never reached its budget");
+        assert!(
+            t.peak_bytes() + (1 << 20) <= budget,
+            "{} bytes",
+            t.peak_bytes()
+        );
+        // The paths get the reserve and what the table left, never more.
+        let room = budget - t.bytes();
+        assert!(room >= 1 << 20);
+        assert!(t.charge_path(room));
+        assert!(!t.charge_path(1));
+        assert_eq!(t.path_bytes(), room);
+        // With a slack, that much more.
+        let t = Table::<3>::new(1 << 20).with_paths(1 << 18, 8 << 20);
+        assert!(t.charge_path(8 << 20));
+        assert!(!t.charge_path(2 << 20));
+        // The slack is the paths' first room: with it the table keeps its whole budget.
+        let mut t = Table::<3>::new(4 << 20).with_paths(1 << 20, 8 << 20);
+        for i in 0..400_000 {
+            if let Entry::Stored(s) = t.enter(&key(i)) {
+                t.unpin(s, || key(i));
+            }
+        }
+        assert!(t.peak_bytes() <= 4 << 20, "{} bytes", t.peak_bytes());
+        assert!(t.peak_bytes() > 3 << 20, "{} bytes", t.peak_bytes());
+        // Paths that hold more than the reserve keep the table from growing into it.
+        let mut t = Table::<3>::new(4 << 20).with_paths(1 << 20, 0);
+        assert!(t.charge_path(3 << 20));
+        for i in 0..400_000 {
+            if let Entry::Stored(s) = t.enter(&key(i)) {
+                t.unpin(s, || key(i));
+            }
+        }
+        assert!(t.peak_bytes() <= 1 << 20, "{} bytes", t.peak_bytes());
     }
 
     #[test]
