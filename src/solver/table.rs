@@ -77,6 +77,19 @@ fn tag_of(h: u64) -> u8 {
     (h as u8 & 0x7F).max(1)
 }
 
+/// Starts loading the cache line at `p` (a hint: no effect on results, and a prefetch never
+/// faults, whatever the address).
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` reads nothing the program sees and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Asks the kernel to back a large array with 2 MiB pages: probes land at random, and with
 /// 4 KiB pages nearly every probe of a big table also misses the TLB. Only a hint; where it is
 /// refused nothing changes.
@@ -197,6 +210,11 @@ impl<const K: usize> Segment<K> {
     fn probe(&mut self, key: &[u64; K], h: u64, seg_bits: u32, at_budget: bool) -> Probe {
         let home = self.home(h, seg_bits);
         let tag = tag_of(h);
+        // The tags and the keys are two arrays, so a probe of a big table misses twice: the
+        // tag's line, then (on a tag match or to store) the key's. Most keys live within a
+        // line of their home, so fetching that line now overlaps the two misses (the hard
+        // lost deal spent 39% of its time here, half of it waiting on each load).
+        prefetch(self.keys.as_ptr().wrapping_add(home));
         for i in home..home + PROBE {
             let t = self.tags[i];
             if t == 0 {
