@@ -1370,6 +1370,63 @@ mod tests {
         }
     }
 
+    /// `moves_left_bound` is consistent, as the short search's proof of the shortest needs: on
+    /// random walks of every variant and option, no move (with the moves it sets off) lowers
+    /// the bound by more than the moves it counts, and a won position's bound is zero.
+    #[test]
+    fn the_moves_left_bound_is_consistent() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let options = [
+            (false, SequenceMoves::Single),
+            (true, SequenceMoves::Single),
+            (false, SequenceMoves::Unlimited),
+        ];
+        let mut steps = 0;
+        for (v, (ret, seq)) in Variant::ALL
+            .into_iter()
+            .flat_map(|v| options.map(|o| (v, o)))
+        {
+            for seed in 1..=8 {
+                let rules = v
+                    .rules()
+                    .with_foundation_return(ret)
+                    .with_sequence_moves(seq);
+                let mut p = Position::new(&Deal::from_seed(rules, seed));
+                let mut list = MoveList::default();
+                let mut hist = Vec::new();
+                for _ in 0..1000 {
+                    // Foundation moves first when there are any, so walks get near the end.
+                    let m = match p.foundation_move() {
+                        Some(m) if rng.gen_bool(0.7) => m,
+                        _ => {
+                            p.generate(Pruning::NONE, 0, None, &mut list);
+                            if list.is_empty() {
+                                break;
+                            }
+                            list.get(rng.gen_range(0..list.len()))
+                        }
+                    };
+                    let before = p.moves_left_bound();
+                    hist.clear();
+                    p.play(m, &mut hist);
+                    let after = p.moves_left_bound();
+                    assert!(
+                        before <= hist.len() as u32 + after,
+                        "{v:?} seed {seed}: {m:?} took the bound from {before} to {after} in {} moves",
+                        hist.len()
+                    );
+                    steps += 1;
+                    if p.is_won() {
+                        assert_eq!(after, 0, "{v:?} seed {seed}: won with bound {after}");
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(steps > 10_000, "only {steps} moves were checked");
+    }
+
     /// The same piles in other physical places give the same key: a refilled pile (9C on its
     /// own) in t2 or in t3, and a column pile (t1's dealt bottom) moved to an empty pile.
     #[test]

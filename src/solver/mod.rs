@@ -31,6 +31,14 @@ pub struct Limits {
 /// rest of the system keep plenty of room. `--memory` changes it.
 pub const DEFAULT_MEMORY_MIB: usize = 4096;
 
+impl Limits {
+    /// When `--max-seconds` ends a solve that started at `t0`, if it is set.
+    pub fn deadline(&self, t0: std::time::Instant) -> Option<std::time::Instant> {
+        self.max_seconds
+            .map(|s| t0 + std::time::Duration::from_secs_f64(s))
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -233,10 +241,7 @@ impl Solver {
         let limits = short::ShortLimits {
             nodes: budget,
             memory: self.limits.memory_bytes,
-            deadline: self
-                .limits
-                .max_seconds
-                .map(|s| t0 + std::time::Duration::from_secs_f64(s)),
+            deadline: self.limits.deadline(t0),
         };
         let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
         out.short_nodes = Some(found.nodes);
@@ -281,10 +286,7 @@ impl Solver {
         let bf_limits = short::ShortLimits {
             nodes: u64::MAX,
             memory: bf_bytes,
-            deadline: self
-                .limits
-                .max_seconds
-                .map(|s| t0 + std::time::Duration::from_secs_f64(s)),
+            deadline: self.limits.deadline(t0),
         };
         let mut ctx = Context {
             deal,

@@ -169,23 +169,50 @@ impl<'a, const W: usize> Pass<'a, W> {
         }
     }
 
-    /// The line from the deal to node `i`.
-    fn line(&self, mut i: u32, tail: &[Move]) -> Vec<Move> {
-        let mut parts = Vec::new();
+    /// Node `i` and its ancestors up to the root, into `chain` (deepest first).
+    fn chain(&self, mut i: u32, chain: &mut Vec<u32>) {
+        chain.clear();
         loop {
+            chain.push(i);
             let n = &self.nodes[i as usize];
-            parts.push((n.start, n.len));
             if n.parent == i {
                 break;
             }
             i = n.parent;
         }
-        let mut line = Vec::new();
-        for &(s, l) in parts.iter().rev() {
-            line.extend_from_slice(&self.moves[s as usize..(s + l) as usize]);
-        }
+    }
+
+    /// The moves that led to node `j` from its parent.
+    fn edge(&self, j: u32) -> &[Move] {
+        let n = &self.nodes[j as usize];
+        &self.moves[n.start as usize..(n.start + n.len) as usize]
+    }
+
+    /// The line from the deal to node `i`, then `tail`.
+    fn line(&self, i: u32, tail: &[Move]) -> Vec<Move> {
+        let mut chain = Vec::new();
+        self.chain(i, &mut chain);
+        let mut line: Vec<Move> = chain
+            .iter()
+            .rev()
+            .flat_map(|&j| self.edge(j))
+            .copied()
+            .collect();
         line.extend_from_slice(tail);
         line
+    }
+
+    /// Node `i`'s position, rebuilt from the deal (`chain` is scratch, so an expansion
+    /// allocates nothing).
+    fn position(&self, i: u32, chain: &mut Vec<u32>) -> Position {
+        self.chain(i, chain);
+        let mut pos = Position::new(self.deal);
+        for &j in chain.iter().rev() {
+            for &m in self.edge(j) {
+                pos.apply(m);
+            }
+        }
+        pos
     }
 
     /// Records a position reached by `hist` from node `parent` (`g` moves from the deal),
@@ -256,6 +283,7 @@ impl<'a, const W: usize> Pass<'a, W> {
         }
         let end = self.expanded.saturating_add(budget);
         let mut list = MoveList::default();
+        let mut chain = Vec::new();
         while let Some(&(_, g, i)) = self.queue.peek() {
             if self.expanded >= end {
                 return Stop::Budget;
@@ -273,10 +301,7 @@ impl<'a, const W: usize> Pass<'a, W> {
                 continue;
             }
             let last = node.last;
-            let mut pos = Position::new(self.deal);
-            for m in self.line(i, &[]) {
-                pos.apply(m);
-            }
+            let mut pos = self.position(i, &mut chain);
             self.expanded += 1;
             pos.generate(self.prune, 0, last, &mut list);
             for m in list.iter() {
