@@ -262,6 +262,10 @@ pub struct BudgetArgs {
     /// One depth-first search with no restarts (for checking them).
     #[arg(long, hide = true)]
     pub no_restarts: bool,
+    /// Restart every attempt from an empty table, forgetting the states earlier attempts
+    /// proved lost (for checking that keeping them changes no verdict).
+    #[arg(long, hide = true)]
+    pub no_keep_proofs: bool,
     /// Print the search's win as found, without the shortening pass.
     #[arg(long, hide = true)]
     pub no_shorten: bool,

@@ -154,6 +154,8 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
             Pruning::ALL
         },
         restarts: !b.no_restarts,
+        keep_proofs: (!b.no_keep_proofs).then_some(castle::solver::PROVE_FROM_NODES),
+        first_attempt: castle::solver::FIRST_ATTEMPT_NODES,
         shorten: !b.no_shorten,
         quick: !b.no_quick,
         best_first: !b.no_best_first,

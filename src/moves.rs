@@ -75,16 +75,18 @@ impl Move {
     }
 }
 
-/// The card a move carried, for [`crate::state::Position::generate`]'s `last`: `m` was a
-/// single move from a tableau pile or a cell to a tableau pile or a cell, and `played` (the
-/// moves it became, automatic ones included) shows that nothing moved with it.
+/// The card a move carried and the pile (tableau or cell) it now lies on, for
+/// [`crate::state::Position::generate`]'s `last`: `m` was a single move from a tableau pile or
+/// a cell to a tableau pile or a cell, and `played` (the moves it became, automatic ones
+/// included) shows that nothing moved with it. The pile matters with two decks, where the
+/// card's twin may lie elsewhere and is free to move.
 #[inline]
-pub fn moved_card(m: Move, played: usize) -> Option<Card> {
+pub fn moved_card(m: Move, played: usize) -> Option<(Card, u8)> {
     (m.count == 1
         && (is_tableau(m.from) || is_cell(m.from))
         && (is_tableau(m.to) || is_cell(m.to))
         && played == 1)
-        .then_some(m.card)
+        .then_some((m.card, m.to))
 }
 
 /// Name of pile index `p`: `t1..tN`, `r1..rK`, `f`, `s` or `w`.
@@ -199,6 +201,23 @@ impl MoveList {
             self.keys[j] = k;
             self.moves[j] = m;
         }
+    }
+
+    /// Drops the moves of the card `c` from pile `from` (keeping the order of the rest);
+    /// true if there were any.
+    #[inline]
+    pub fn remove_from(&mut self, c: Card, from: u8) -> bool {
+        let mut kept = 0;
+        for i in 0..self.len {
+            let m = Move::from_bits(self.moves[i]);
+            if m.card != c || m.from != from {
+                self.moves[kept] = self.moves[i];
+                kept += 1;
+            }
+        }
+        let removed = kept != self.len;
+        self.len = kept;
+        removed
     }
 
     /// Number of moves.

@@ -762,18 +762,30 @@ impl Position {
     /// `jitter` (0 for none) perturbs the heuristic order pseudo-randomly, so that restarted
     /// searches try different lines first; foundation moves stay first.
     ///
-    /// `last` is the card the move into this position carried, if that was a single move
-    /// from a tableau pile or a cell to the tableau or a cell, and nothing moved after it
-    /// (no automatic move, no fill). With `no_repeat` that card's moves are not generated: a
-    /// line `c: A -> B` then `c: B -> C` reaches exactly the position that `c: A -> C` reaches
-    /// from the parent (the parent itself when `C` is `A`), and from a tableau pile or a cell
-    /// the parent may move `c` wherever `B` may (or its equivalent under the empty-pile
-    /// reductions); with nothing moved between, the two positions are identical card for card,
-    /// and a foundation move of `c` here is the parent's own foundation move of `c`. So these
-    /// moves only reach positions the parent's other moves reach.
-    pub fn generate(&self, prune: Pruning, jitter: u64, last: Option<Card>, out: &mut MoveList) {
+    /// `last` is the card the move into this position carried and the pile it lies on, if
+    /// that was a single move from a tableau pile or a cell to the tableau or a cell, and
+    /// nothing moved after it (no automatic move, no fill). With `no_repeat` that card's moves
+    /// are not generated: a line `c: A -> B` then `c: B -> C` reaches exactly the position that
+    /// `c: A -> C` reaches from the parent (the parent itself when `C` is `A`), and from a
+    /// tableau pile or a cell the parent may move `c` wherever `B` may (or its equivalent under
+    /// the empty-pile reductions); with nothing moved between, the two positions are identical
+    /// card for card, and a foundation move of `c` here is the parent's own foundation move of
+    /// `c`. So these moves only reach positions the parent's other moves reach. Only the card
+    /// on pile `B` is left out: with two decks its twin elsewhere moves freely (leaving out the
+    /// twin's moves too, as by card value, would lose positions: after `c: A -> B`, the twin's
+    /// `c': D -> X` is not a move of the parent's that `c` repeats).
+    ///
+    /// Returns true when `no_repeat` left out at least one legal move. The position's moves
+    /// then depend on the line into it: the positions those moves reach are searched from the
+    /// parent, not from here (see the search's proof bookkeeping, `solver/search.rs`).
+    pub fn generate(
+        &self,
+        prune: Pruning,
+        jitter: u64,
+        last: Option<(Card, u8)>,
+        out: &mut MoveList,
+    ) -> bool {
         out.clear();
-        let skip = if prune.no_repeat { last } else { None };
         let n = self.n;
         let mut first_empty = None;
         for i in 0..n {
@@ -783,7 +795,7 @@ impl Position {
         }
         for i in 0..n {
             if let Some(c) = self.top(i) {
-                if self.fits_foundation(c) && skip != Some(c) {
+                if self.fits_foundation(c) {
                     out.push(Move::single(c, i as u8, FOUNDATION));
                 }
             }
@@ -803,9 +815,6 @@ impl Position {
         }
         for i in 0..n {
             let Some(c) = self.top(i) else { continue };
-            if skip == Some(c) {
-                continue;
-            }
             let mut parents = self.parents(c, &by_rank, &by_code, i as u8);
             while parents != 0 {
                 let j = parents.trailing_zeros();
@@ -815,9 +824,6 @@ impl Position {
         }
         for i in 0..n {
             let Some(c) = self.top(i) else { continue };
-            if skip == Some(c) {
-                continue;
-            }
             // A card alone in its pile moved to an empty pile gives the same position up to
             // pile order, which the key ignores: nothing new can be reached that way.
             if prune.skip_lone_to_empty && self.len[i] == 1 {
@@ -826,7 +832,7 @@ impl Position {
             self.push_to_empty(c, i as u8, first_empty, prune, out);
         }
         if self.ncells > 0 {
-            self.generate_cells(prune, skip, &by_rank, &by_code, first_empty, out);
+            self.generate_cells(prune, &by_rank, &by_code, first_empty, out);
         }
         if self.has_stock {
             if self.wlen > 0 {
@@ -860,6 +866,12 @@ impl Position {
         } else if prune.run_moves {
             self.generate_runs(first_empty, out);
         }
+        // The last card's moves are generated with the rest and then dropped, so that the
+        // answer says whether there were any.
+        let repeat_left_out = match last {
+            Some((c, at)) if prune.no_repeat => out.remove_from(c, at),
+            _ => false,
+        };
         if prune.order_moves {
             for k in 0..out.len() {
                 let m = out.get(k);
@@ -877,6 +889,7 @@ impl Position {
             }
             out.sort_by_key_desc();
         }
+        repeat_left_out
     }
 
     /// Moves of `c` from `from` into empty piles: the first only with `one_empty_target` (all
@@ -932,7 +945,6 @@ impl Position {
     fn generate_cells(
         &self,
         prune: Pruning,
-        skip: Option<Card>,
         by_rank: &[u16; 16],
         by_code: &[u16; 64],
         first_empty: Option<usize>,
@@ -947,13 +959,12 @@ impl Position {
                     empty_cells[ne] = from;
                     ne += 1;
                 }
-                Some(c) if skip != Some(c) => {
+                Some(c) => {
                     if self.fits_foundation(c) {
                         out.push(Move::single(c, from, FOUNDATION));
                     }
                     self.push_onto(c, from, by_rank, by_code, first_empty, prune, out);
                 }
-                Some(_) => {}
             }
         }
         if ne == 0 {
@@ -966,9 +977,6 @@ impl Position {
         };
         for i in 0..self.n {
             let Some(c) = self.top(i) else { continue };
-            if skip == Some(c) {
-                continue;
-            }
             for &t in targets {
                 out.push(Move::single(c, i as u8, t));
             }
@@ -1340,7 +1348,7 @@ mod tests {
                 let mut hist = Vec::new();
                 let mut list = MoveList::default();
                 for _ in 0..2000 {
-                    p.generate(Pruning::NONE, 0, None, &mut list);
+                    let _ = p.generate(Pruning::NONE, 0, None, &mut list);
                     if list.is_empty() {
                         break;
                     }
@@ -1400,7 +1408,7 @@ mod tests {
                     let m = match p.foundation_move() {
                         Some(m) if rng.gen_bool(0.7) => m,
                         _ => {
-                            p.generate(Pruning::NONE, 0, None, &mut list);
+                            let _ = p.generate(Pruning::NONE, 0, None, &mut list);
                             if list.is_empty() {
                                 break;
                             }

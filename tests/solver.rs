@@ -214,7 +214,30 @@ fn configs() -> Vec<(&'static str, Solver)> {
             },
         ),
         ("two threads", Solver { threads: 2, ..base }),
+        // Attempts of 64 nodes doubling, every one keeping its proofs for the next: on these
+        // deals dozens of attempts are cut, so the proofs carried across restarts decide most
+        // of each search (see "Proofs that outlive an attempt" in `src/solver/search.rs`).
+        (
+            "proofs kept from tiny attempts",
+            proofs_from_tiny_attempts(1),
+        ),
+        (
+            "proofs kept from tiny attempts, two threads",
+            proofs_from_tiny_attempts(2),
+        ),
     ]
+}
+
+/// Restarts from 64-node attempts, each keeping what it proved lost.
+fn proofs_from_tiny_attempts(threads: usize) -> Solver {
+    Solver {
+        first_attempt: 64,
+        keep_proofs: Some(0),
+        quick: false,
+        best_first: false,
+        threads,
+        ..Solver::default()
+    }
 }
 
 /// The memory bound: a lost deal that stores more states than a 2 MiB table holds is still
@@ -500,4 +523,111 @@ fn the_best_first_phase_wins_where_the_depth_first_order_goes_astray() {
     let without = alone.solve(&deal);
     assert_eq!(without.verdict, Verdict::Unknown);
     assert!(out.nodes < 2_000_000, "{} nodes", out.nodes);
+}
+
+/// Every reachable position of a small deal (through the independent checker's moves) and
+/// whether each can still be won, keyed as the search keys positions (relative to the deal:
+/// each board's position is followed by playing the same moves on the search's `Position`);
+/// `None` past `cap` positions.
+fn winnable_positions(
+    deal: &Deal,
+    cap: usize,
+) -> Option<std::collections::HashMap<[u64; 4], bool>> {
+    use castle::check::Board;
+    use castle::moves::{Move, FOUNDATION};
+    use castle::state::Position;
+    let pile = |name: &str| match name {
+        "f" => FOUNDATION,
+        t => t[1..].parse::<u8>().expect("a tableau pile name") - 1,
+    };
+    let key = |p: &Position| p.key::<4>().expect("four words hold any key");
+    let start = (Board::new(deal), Position::new(deal));
+    let mut ids = std::collections::HashMap::new();
+    ids.insert(key(&start.1), 0);
+    let mut states = vec![start];
+    let mut edges: Vec<Vec<usize>> = Vec::new();
+    let mut i = 0;
+    while i < states.len() {
+        let (b, p) = states[i].clone();
+        let mut out = Vec::new();
+        for step in b.legal_steps() {
+            let mut next = b.clone();
+            next.play(&step).expect("legal_steps yields legal moves");
+            let mut pos = p.clone();
+            pos.apply(Move::single(step.card, pile(&step.from), pile(&step.to)));
+            let j = *ids.entry(key(&pos)).or_insert_with(|| {
+                states.push((next, pos));
+                states.len() - 1
+            });
+            out.push(j);
+        }
+        edges.push(out);
+        if states.len() > cap {
+            return None;
+        }
+        i += 1;
+    }
+    let mut win: Vec<bool> = states.iter().map(|(b, _)| b.cards_out() == 0).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, out) in edges.iter().enumerate() {
+            if !win[i] && out.iter().any(|&j| win[j]) {
+                win[i] = true;
+                changed = true;
+            }
+        }
+    }
+    Some(ids.into_iter().map(|(k, i)| (k, win[i])).collect())
+}
+
+/// The proofs that outlive a restart: an attempt cut by its node budget may only mark lost
+/// positions that cannot be won, whatever it was cut in the middle of. The truth comes from
+/// the independent checker's moves over every reachable position; the attempts run with every
+/// reduction (the path-dependent `no_repeat` included) on one thread and on two.
+#[test]
+fn states_proved_in_a_cut_attempt_are_lost() {
+    let solvers = [
+        Solver::default(),
+        Solver {
+            threads: 2,
+            ..Solver::default()
+        },
+    ];
+    let results: Vec<(usize, usize)> = (1..=150u64)
+        .into_par_iter()
+        .map(|s| {
+            let deal = small_position(s);
+            let Some(truth) = winnable_positions(&deal, 20_000) else {
+                return (0, 0);
+            };
+            let (mut proved, mut cut) = (0, 0);
+            for solver in &solvers {
+                for budget in [20, 60, 200, 600, 2000] {
+                    let keys = solver.proved_in_one_attempt(&deal, budget);
+                    for k in &keys {
+                        let won = truth.get(k).copied();
+                        assert_ne!(
+                            won,
+                            Some(true),
+                            "small position {s}: a winnable position was proved lost \
+                             ({budget} nodes, {} threads)",
+                            solver.threads
+                        );
+                        proved += usize::from(won == Some(false));
+                    }
+                    cut += usize::from(keys.len() < truth.len());
+                }
+            }
+            (proved, cut)
+        })
+        .collect();
+    let proved: usize = results.iter().map(|r| r.0).sum();
+    let cut: usize = results.iter().map(|r| r.1).sum();
+    // The check has teeth only if many states were proved, many of them in attempts cut
+    // short.
+    assert!(
+        proved >= 5_000 && cut >= 500,
+        "{proved} proofs checked, {cut} cut attempts"
+    );
 }

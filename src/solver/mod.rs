@@ -159,6 +159,12 @@ pub struct Solver {
     /// Restart with a varied move order and a doubled node budget while attempts stay small
     /// (see [`Solver::solve_with_progress`]).
     pub restarts: bool,
+    /// Attempts with at least this node budget keep the states they prove lost for the
+    /// attempts after them (see "Proofs that outlive an attempt" in `search.rs`; default
+    /// [`PROVE_FROM_NODES`]). `None`: every attempt starts from an empty table.
+    pub keep_proofs: Option<u64>,
+    /// Node budget of the first restarted attempt (later ones double it).
+    pub first_attempt: u64,
     /// Shorten every win found (see [`crate::shorten`]): cut loops, merge a card's
     /// consecutive moves. Never changes a verdict; the result is replayed.
     pub shorten: bool,
@@ -181,6 +187,8 @@ impl Default for Solver {
             limits: Limits::default(),
             pruning: Pruning::default(),
             restarts: true,
+            keep_proofs: Some(PROVE_FROM_NODES),
+            first_attempt: FIRST_ATTEMPT_NODES,
             shorten: true,
             quick: true,
             best_first: true,
@@ -191,7 +199,7 @@ impl Default for Solver {
 }
 
 /// Node budget of the first attempt when restarts are on.
-const FIRST_ATTEMPT_NODES: u64 = 20_000;
+pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
 
 impl Solver {
     /// Solves a validated deal.
@@ -208,10 +216,14 @@ impl Solver {
     /// Depth-first search time on winnable deals is heavy-tailed: an early move into a huge
     /// lost region can cost millions of nodes that another order never sees. With restarts on,
     /// attempt `k` gets `20,000 * 2^k` nodes and a different pseudo-random perturbation of the
-    /// move order, and the table is cleared between attempts. Every attempt uses only exact
-    /// rules, so any attempt that ends within its budget has entered every reachable position
-    /// and its verdict is exact; the attempts cut short cost at most as many nodes again as
-    /// the last one (the budgets double). `--max-nodes` and `--max-seconds` bound the total.
+    /// move order. Between attempts the table forgets every state not proved lost (with
+    /// [`Solver::keep_proofs`]; without it, everything): a state an attempt entered is only
+    /// lost relative to that attempt, but one it *proved* lost is lost for good (the argument
+    /// is in `search.rs`), so a later attempt skips it. Every attempt uses only exact rules,
+    /// so any attempt that ends within its budget has searched every reachable position and
+    /// its verdict is exact; the attempts cut short cost at most as many nodes again as the
+    /// last one (the budgets double), less what their proofs save the later ones.
+    /// `--max-nodes` and `--max-seconds` bound the total.
     pub fn solve_with_progress(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
         let pos = Position::new(deal);
         // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
@@ -225,6 +237,44 @@ impl Solver {
             );
             self.solve_w::<4>(deal, progress)
         }
+    }
+
+    /// For tests of the proofs kept across restarts: one attempt of at most `nodes` nodes
+    /// that keeps proofs (with this solver's pruning and threads; no quick phase), and the keys
+    /// (`Position::key::<4>`) of the states it proved lost. The attempt may be cut by the
+    /// budget; whatever it proved must be lost all the same.
+    #[doc(hidden)]
+    pub fn proved_in_one_attempt(&self, deal: &Deal, nodes: u64) -> Vec<[u64; 4]> {
+        let solver = Solver {
+            keep_proofs: Some(0),
+            restarts: true,
+            ..*self
+        };
+        let threads = solver.threads.max(1);
+        let mut ctx = Context::<4> {
+            deal,
+            solver: &solver,
+            t0: std::time::Instant::now(),
+            table: table::Table::<4>::new(solver.limits.memory_bytes).with_paths(
+                solver.limits.memory_bytes / PATH_SHARE,
+                PATH_MIN_BYTES * threads,
+            ),
+            scratches: (0..threads)
+                .map(|_| search::Scratch::new(1 << 16))
+                .collect(),
+            pool: (threads > 1).then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a thread pool for the search")
+            }),
+            done: 0,
+            best_home: 0,
+            peak_path: 0,
+            proofs: false,
+        };
+        ctx.attempt(Some(nodes), 1, false, &mut |_| {});
+        ctx.table.proved_keys()
     }
 
     /// The attempts, then (with [`Solver::short`]) the search for a shorter win, once the
@@ -305,6 +355,7 @@ impl Solver {
             done: 0,
             best_home: deal.cards_home() as u8,
             peak_path: 0,
+            proofs: false,
         };
         let mut attempts = 0u32;
         if self.quick {
@@ -330,7 +381,7 @@ impl Solver {
         loop {
             let mut budget = self
                 .restarts
-                .then(|| FIRST_ATTEMPT_NODES.saturating_mul(1 << k.min(40)));
+                .then(|| self.first_attempt.max(1).saturating_mul(1 << k.min(40)));
             let global_left = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
             let global_binds = match (budget, global_left) {
                 (_, None) => false,
@@ -398,6 +449,13 @@ pub const PATH_SHARE: usize = 8;
 /// of the process is at most this much per thread).
 pub const PATH_MIN_BYTES: usize = 16 << 20;
 
+/// Attempts with at least this node budget keep proofs for the next ones (the default of
+/// [`Solver::keep_proofs`]). The bookkeeping costs time on every node, and a small attempt's
+/// proofs save the next attempts little: with it from the first attempt on, bc 1..200 took
+/// 13.8 M nodes instead of 14.6 M but 27% longer (side by side, one core each), while the hard
+/// lost deal of `../shared/bench` went from 33.6 M nodes to 16.2 M.
+pub const PROVE_FROM_NODES: u64 = 1_280_000;
+
 /// Node budget of the quick phase.
 const QUICK_NODES: u64 = 50_000;
 
@@ -459,6 +517,9 @@ struct Context<'a, const W: usize> {
     best_home: u8,
     /// Most bytes a thread's path held (see [`Outcome::peak_path_bytes`]).
     peak_path: usize,
+    /// The table's proved marks come from an exact attempt that kept proofs (the quick
+    /// phase's do not: its foundation moves are not proved safe).
+    proofs: bool,
 }
 
 impl<const W: usize> Context<'_, W> {
@@ -471,7 +532,11 @@ impl<const W: usize> Context<'_, W> {
         greedy: bool,
         progress: &mut dyn FnMut(&Progress),
     ) -> (Option<Vec<Move>>, Option<Limit>) {
-        self.table.clear();
+        if self.proofs {
+            self.table.forget_open();
+        } else {
+            self.table.clear();
+        }
         for s in &mut self.scratches {
             s.clear();
         }
@@ -480,6 +545,12 @@ impl<const W: usize> Context<'_, W> {
         run.done = self.done;
         run.jitter = jitter;
         run.greedy = greedy;
+        // Proofs are for later attempts: only restarts have any, and only big attempts pay
+        // for their bookkeeping (see `PROVE_FROM_NODES`).
+        run.prove = !greedy
+            && self.solver.restarts
+            && matches!((self.solver.keep_proofs, budget), (Some(from), Some(b)) if b >= from);
+        self.proofs = run.prove;
         match &self.pool {
             None => {
                 let mut pos = Position::new(self.deal);

@@ -19,6 +19,35 @@
 //! thread's own path loop-free; a donated task's root needs none, since a thread that comes
 //! back to it through a cycle either finds it entered or enters it anew (pinned, one level
 //! deeper), and either way stops there.
+//!
+//! # Proofs that outlive an attempt
+//! A restarted search (see [`super::Solver::solve_with_progress`]) may keep the states an
+//! earlier attempt *proved* lost, but not every state it entered: "entered" is only a loss
+//! relative to the search that entered it. A state left because it was entered already may
+//! sit on the current path, unfinished; when a budget cuts the attempt, such a state was
+//! never finished, and a state that counted on it is not proved.
+//!
+//! So each thread keeps Tarjan's bookkeeping for strongly connected components: every state
+//! it enters gets the next index and goes on an open stack; a frame's `low` is the smallest
+//! index its subtree reached among states still open. A finished frame whose `low` is its
+//! own index has no edge out of its subtree to an unfinished state: every state reachable
+//! from it was entered and finished (by this thread, within its subtree), or was proved lost
+//! before. With no win found, all of them are lost, and the frame proves its whole
+//! component — the open stack down to its own entry ([`Table::prove`]). Proved states hold
+//! their proof whatever happens later; the rest are forgotten before the next attempt
+//! ([`Table::forget_open`]). Three things make a frame wait (its `low` becomes an ancestor's
+//! index, or [`TAINTED`], which never resolves in this attempt):
+//! - **Path-dependent moves.** When `no_repeat` left out moves of the card just moved
+//!   ([`Position::generate`] says so), those moves' positions are searched from the parent;
+//!   the frame depends on its parent finishing, so its `low` starts at the parent's index.
+//! - **Other threads.** A state open in the table but not on this thread's open stack is
+//!   another thread's (or a finished task's): [`TAINTED`].
+//! - **Donated moves.** A frame that gave moves away, and a donated task's root, cannot
+//!   vouch for moves another thread runs: [`TAINTED`].
+//!
+//! A proof never depends on how the search is cut short: a component is proved when its
+//! root finishes, before any budget can stop it, and proofs only ever rest on states
+//! finished or proved lost earlier.
 
 use super::table::{Entry, Slot, Table};
 use super::{Limit, Progress, Solver};
@@ -40,7 +69,21 @@ struct Frame {
     hist: u32,
     /// Its table slot (none for a donated task's root, which another thread entered).
     slot: Option<Slot>,
+    /// Its number in this thread's entry order (see "Proofs that outlive an attempt").
+    index: u64,
+    /// The smallest index of an open state its subtree reaches ([`TAINTED`]: one whose
+    /// proof this thread cannot see through).
+    low: u64,
+    /// Where its entry sits on the open stack.
+    tpos: u32,
 }
+
+/// A `low` that no frame's index equals: the frame waits on something this thread does not
+/// track (another thread's state, donated moves, the root of a donated task).
+const TAINTED: u64 = 0;
+
+/// The recent-key cache's mark for a state proved lost (neutral in a `min` of indices).
+const PROVED: u64 = u64::MAX;
 
 /// Plays every safe foundation move (if that reduction is on), recording each; with `greedy`
 /// (the quick phase), every foundation move.
@@ -87,7 +130,16 @@ pub(super) struct Scratch<const W: usize> {
     hist: Vec<Move>,
     stack: Vec<Move>,
     frames: Vec<Frame>,
-    recent: Vec<[u64; W]>,
+    /// Recently entered keys and what each is (its index while open, [`PROVED`],
+    /// [`TAINTED`]).
+    recent: Vec<([u64; W], u64)>,
+    /// This thread's open states (entered, not proved) that the cache no longer holds, and
+    /// their indices.
+    open: ahash::HashMap<[u64; W], u64>,
+    /// The same states in entry order, with their table slots.
+    tstack: Vec<([u64; W], Slot)>,
+    /// The next index.
+    counter: u64,
     /// Bytes of the budget this thread's path (the three buffers above) has taken from the
     /// table's account ([`Table::charge_path`]); when the path needs more and the account has
     /// none, the search stops with [`Limit::Memory`].
@@ -98,8 +150,19 @@ pub(super) struct Scratch<const W: usize> {
 /// on it, and their frames. Every element was written, so its pages are resident; a buffer
 /// never shrinks, so the most this ever was is what the path costs in memory.
 #[inline]
-fn path_bytes(hist: &[Move], stack: &[Move], frames: &[Frame]) -> usize {
-    std::mem::size_of_val(hist) + std::mem::size_of_val(stack) + std::mem::size_of_val(frames)
+fn path_bytes<const W: usize>(
+    hist: &[Move],
+    stack: &[Move],
+    frames: &[Frame],
+    tstack: &[([u64; W], Slot)],
+    open: usize,
+) -> usize {
+    std::mem::size_of_val(hist)
+        + std::mem::size_of_val(stack)
+        + std::mem::size_of_val(frames)
+        + std::mem::size_of_val(tstack)
+        // A hash map entry, its control byte, and the map's 1/8 headroom.
+        + open * (std::mem::size_of::<([u64; W], u64)>() + 1) * 8 / 7
 }
 
 impl<const W: usize> Scratch<W> {
@@ -111,42 +174,68 @@ impl<const W: usize> Scratch<W> {
             hist: Vec::new(),
             stack: Vec::new(),
             frames: Vec::new(),
-            recent: vec![[0; W]; n],
+            recent: vec![([0; W], 0); n],
+            open: ahash::HashMap::default(),
+            tstack: Vec::new(),
+            counter: 1,
             charged: 0,
         }
     }
 
     /// Bytes of the recent-key cache.
     pub fn cache_bytes(&self) -> usize {
-        self.recent.len() * 8 * W
+        self.recent.len() * std::mem::size_of::<([u64; W], u64)>()
     }
 
-    /// Forgets the cached keys (with a cleared table).
+    /// Forgets the cached keys (before every attempt).
     pub fn clear(&mut self) {
-        self.recent.fill([0; W]);
+        self.recent.fill(([0; W], 0));
     }
 }
 
-/// True if `key` was entered by this thread lately (see [`Scratch`]); records it otherwise.
+/// The recent-key cache's slot for `key` (a cheap hash: the cache is small and a collision
+/// only costs a table probe).
 #[inline]
-fn seen<const W: usize>(recent: &mut [[u64; W]], key: &[u64; W]) -> bool {
-    // A cheap hash: the cache is small and a collision only costs a table probe.
+fn cache_slot<const W: usize>(recent: &[([u64; W], u64)], key: &[u64; W]) -> usize {
     let mut h = 0u64;
     for &w in key {
         h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
-    let r = (h >> 40) as usize & (recent.len() - 1);
-    if &recent[r] == key {
-        return true;
+    (h >> 40) as usize & (recent.len() - 1)
+}
+
+/// Puts `key` in cache slot `r` as `what`. An open state of this thread that it evicts moves
+/// to `open`: each open state is in the cache or in the map, never both, so most states
+/// (proved before the cache forgets them) never touch the map.
+#[inline]
+fn cache_put<const W: usize>(
+    recent: &mut [([u64; W], u64)],
+    r: usize,
+    key: [u64; W],
+    what: u64,
+    open: &mut ahash::HashMap<[u64; W], u64>,
+) {
+    let (old, v) = recent[r];
+    if v != PROVED && v != TAINTED {
+        open.insert(old, v);
     }
-    recent[r] = *key;
-    false
+    recent[r] = (key, what);
+}
+
+/// Sets what the cache knows of `key`, if the cache holds it.
+#[inline]
+fn cache_mark<const W: usize>(recent: &mut [([u64; W], u64)], key: &[u64; W], what: u64) {
+    let r = cache_slot(recent, key);
+    if &recent[r].0 == key {
+        recent[r].1 = what;
+    }
 }
 
 /// The table as one search thread uses it: owned (no locks) or shared.
 pub(super) trait Access<const W: usize> {
     fn enter(&mut self, key: &[u64; W]) -> Entry;
     fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]);
+    fn prove(&mut self, slot: Slot, key: &[u64; W]);
     fn len(&self) -> usize;
     fn table(&self) -> &Table<W>;
 }
@@ -159,6 +248,10 @@ impl<const W: usize> Access<W> for &mut Table<W> {
     #[inline]
     fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
         Table::unpin(self, slot, key);
+    }
+    #[inline]
+    fn prove(&mut self, slot: Slot, key: &[u64; W]) {
+        Table::prove(self, slot, key);
     }
     fn len(&self) -> usize {
         Table::len(self)
@@ -179,6 +272,10 @@ impl<const W: usize> Access<W> for Shared<'_, W> {
     #[inline]
     fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
         self.0.unpin_shared(slot, key);
+    }
+    #[inline]
+    fn prove(&mut self, slot: Slot, key: &[u64; W]) {
+        self.0.prove_shared(slot, key);
     }
     fn len(&self) -> usize {
         self.0.len()
@@ -205,6 +302,9 @@ pub(super) struct Run<'a> {
     /// The quick phase: every card that fits goes home at once (not exact; see
     /// [`super::Phase::Quick`]).
     pub greedy: bool,
+    /// Prove states lost as components finish (see "Proofs that outlive an attempt"), for
+    /// the attempts after this one. Off, the table only knows "entered".
+    pub prove: bool,
     /// Set when a win is found or a budget runs out: every thread stops.
     pub stop: AtomicBool,
     /// Nodes of this attempt, all threads.
@@ -229,6 +329,7 @@ impl<'a> Run<'a> {
             jitter: 0,
             parallel: false,
             greedy: false,
+            prove: false,
             stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
             best_home: AtomicU8::new(0),
@@ -297,6 +398,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     let limits = run.cfg.limits;
     let jitter = run.jitter;
     let greedy = run.greedy;
+    let track = run.prove;
     let (budget, done, t0) = (run.budget, run.done, run.t0);
     let sync_every = if run.parallel { SYNC_EVERY } else { 0 };
     let Scratch {
@@ -304,6 +406,9 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         stack,
         frames,
         recent,
+        open,
+        tstack,
+        counter,
         charged,
     } = scratch;
     let mut peak_path = 0usize;
@@ -320,6 +425,12 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     // before it is searched again).
     macro_rules! finish {
         () => {{
+            // States still open stay unproved for this attempt: whoever meets them again
+            // (this thread in a later task included) must not take them as proved.
+            for (k, _) in tstack.drain(..) {
+                cache_mark(recent, &k, TAINTED);
+            }
+            open.clear();
             run.best_home.fetch_max(best_home, Ordering::Relaxed);
             run.peak_path.fetch_max(peak_path, Ordering::Relaxed);
             run.nodes.fetch_add(nodes - synced, Ordering::Relaxed);
@@ -327,38 +438,70 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         }};
     }
 
-    // Enters the position `pos` stands in: stores its key and pushes its frame.
+    // Enters the position `pos` stands in: stores its key and pushes its frame. `$dep`: the
+    // position's moves depend on the line into it (see the module docs).
     macro_rules! enter {
         ($hist_before:expr, $last:expr) => {{
             let key = pos
                 .key::<W>()
                 .expect("key width chosen from key_bits_bound");
-            let entry = if seen(recent, &key) {
+            let r = cache_slot(recent, &key);
+            let entry = if recent[r].0 == key {
+                // Entered by this thread lately: open (its index), proved or tainted.
+                if let Some(f) = frames.last_mut() {
+                    f.low = f.low.min(recent[r].1);
+                }
                 Entry::Present
             } else {
-                table.enter(&key)
+                let entry = table.enter(&key);
+                let what = match entry {
+                    Entry::Present => PROVED,
+                    // Ours (moved back from the map to the cache), or another's.
+                    Entry::Open if track => open.remove(&key).unwrap_or(TAINTED),
+                    _ => TAINTED,
+                };
+                if let (Entry::Present | Entry::Open, Some(f)) = (entry, frames.last_mut()) {
+                    f.low = f.low.min(what);
+                }
+                if entry != Entry::NoRoom {
+                    cache_put(recent, r, key, what, open);
+                }
+                entry
             };
             match entry {
-                Entry::Present => false,
+                Entry::Present | Entry::Open => false,
                 Entry::NoRoom => {
                     run.halt(Some(Limit::Memory));
                     finish!()
                 }
                 Entry::Stored(slot) => {
                     nodes += 1;
-                    pos.generate(prune, jitter, $last, &mut list);
+                    let dep = pos.generate(prune, jitter, $last, &mut list);
                     let start = stack.len() as u32;
                     stack.extend(list.iter());
+                    let index = *counter;
+                    *counter += 1;
+                    let low = match frames.last() {
+                        Some(p) if dep => p.index.min(index),
+                        _ => index,
+                    };
                     frames.push(Frame {
                         next: start,
                         end: stack.len() as u32,
                         start,
                         hist: $hist_before as u32,
                         slot: Some(slot),
+                        index,
+                        low,
+                        tpos: tstack.len() as u32,
                     });
+                    if track {
+                        tstack.push((key, slot));
+                        recent[r].1 = index;
+                    }
                     // The path shares the table's budget: a line that outgrows what is left
                     // of `--memory` ends the search as `unknown`, never as a verdict.
-                    let path = path_bytes(hist, stack, frames);
+                    let path = path_bytes(hist, stack, frames, tstack, open.len());
                     if path > peak_path {
                         peak_path = path;
                         if path > *charged {
@@ -389,12 +532,17 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         Root::Moves(moves) => {
             let start = stack.len() as u32;
             stack.extend_from_slice(&moves);
+            let index = *counter;
+            *counter += 1;
             frames.push(Frame {
                 next: start,
                 end: stack.len() as u32,
                 start,
                 hist: prefix.len() as u32,
                 slot: None,
+                index,
+                low: TAINTED,
+                tpos: tstack.len() as u32,
             });
         }
     }
@@ -410,8 +558,25 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
             // later visit by another path is answered from the table).
             let f = frames.pop().expect("frame present");
-            if let Some(slot) = f.slot {
-                table.unpin(slot, || pos.key::<W>().expect("key fits"));
+            if track && f.low == f.index {
+                // The root of a component: everything on the open stack from its own entry
+                // up is proved lost (see the module docs).
+                for (k, slot) in tstack.drain(f.tpos as usize..) {
+                    table.prove(slot, &k);
+                    let r = cache_slot(recent, &k);
+                    if recent[r].0 == k {
+                        recent[r].1 = PROVED;
+                    } else {
+                        open.remove(&k);
+                    }
+                }
+            } else {
+                if let Some(slot) = f.slot {
+                    table.unpin(slot, || pos.key::<W>().expect("key fits"));
+                }
+                if let Some(g) = frames.last_mut() {
+                    g.low = g.low.min(f.low);
+                }
             }
             stack.truncate(f.start as usize);
             undo_to(pos, hist, f.hist as usize);
@@ -475,6 +640,8 @@ fn give_away(frames: &mut [Frame], stack: &[Move], hist: &[Move], donate: &mut d
     // The position of frame `k` is the line up to where frame `k + 1`'s edge begins.
     let at = frames.get(k + 1).map_or(hist.len(), |g| g.hist as usize);
     frames[k].end = mid;
+    // Another thread runs these moves: this frame cannot vouch for them.
+    frames[k].low = TAINTED;
     donate((hist[..at].to_vec(), moves));
 }
 

@@ -77,7 +77,7 @@ struct Node {
     /// [`Position::moves_left_bound`] there.
     h: u32,
     /// The card just moved (see [`Position::generate`]).
-    last: Option<Card>,
+    last: Option<(Card, u8)>,
     /// Reached again with a smaller `g` (by another node) after it was queued.
     stale: bool,
 }
@@ -223,7 +223,7 @@ impl<'a, const W: usize> Pass<'a, W> {
         parent: Option<u32>,
         hist: &[Move],
         g: u32,
-        last: Option<Card>,
+        last: Option<(Card, u8)>,
     ) {
         let h = pos.moves_left_bound();
         if (g + h) as usize >= self.best {
@@ -303,7 +303,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             let last = node.last;
             let mut pos = self.position(i, &mut chain);
             self.expanded += 1;
-            pos.generate(self.prune, 0, last, &mut list);
+            let _ = pos.generate(self.prune, 0, last, &mut list);
             for m in list.iter() {
                 hist.clear();
                 pos.play(m, &mut hist);

@@ -9,8 +9,13 @@
 //!   to a table of 16-byte slots, the rest to one of `8 * W`-byte slots. The split is a
 //!   function of the key, and dropping words known to be zero loses nothing, so it stays exact.
 //! - **One byte of overhead per slot**: bit 7 is the *pin* (the state is on a search path and
-//!   may not be replaced), bits 0..6 a tag drawn from the key's hash (0 marks an empty slot).
-//!   A probe scans tags and reads a key only where the tag matches. A short slot is 17 bytes.
+//!   may not be replaced), bit 6 marks an *open* state (entered, not yet proved lost; see
+//!   below), bits 0..5 a tag drawn from the key's hash (0 marks an empty slot). A probe scans
+//!   tags and reads a key only where the tag matches. A short slot is 17 bytes.
+//! - **Open and proved.** An entry is stored open. The search proves it lost ([`Table::prove`])
+//!   once every state reachable from it is known lost (`search.rs` has the argument); proved
+//!   entries outlive a restart ([`Table::forget_open`]), open ones do not. Within one search
+//!   both mean "already entered".
 //! - **Segments.** Each table is split by the top bits of the hash into segments, each an
 //!   open-addressing table with linear probing (a key lives within [`PROBE`] slots of its home,
 //!   no wrap: each segment has `PROBE` spare slots at its end). A segment grows on its own, by
@@ -39,12 +44,17 @@ const FIRST_CAP: usize = 128;
 const MAX_SEG_BITS: u32 = 8;
 
 const PIN: u8 = 0x80;
+const OPEN: u8 = 0x40;
+const TAG: u8 = 0x3F;
 
 /// Result of [`Table::enter`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
-    /// The key was already there.
+    /// The key was already there, proved lost.
     Present,
+    /// The key was already there, not (yet) proved lost: on a search path, or left by one
+    /// whose proof waits for a state still on a path.
+    Open,
     /// The key was stored, pinned, at this slot.
     Stored(Slot),
     /// No room: the budget is reached and every slot of the window is pinned.
@@ -74,7 +84,7 @@ pub fn mix(key: &[u64]) -> u64 {
 
 #[inline]
 fn tag_of(h: u64) -> u8 {
-    (h as u8 & 0x7F).max(1)
+    (h as u8 & TAG).max(1)
 }
 
 /// Starts loading the cache line at `p` (a hint: no effect on results, and a prefetch never
@@ -172,7 +182,8 @@ struct Segment<const K: usize> {
 
 /// What a segment did with a key.
 enum Probe {
-    Present,
+    /// Found; the tag byte.
+    Present(u8),
     Stored(usize),
     /// It must grow first (full window or load above 7/8).
     Full,
@@ -223,12 +234,12 @@ impl<const K: usize> Segment<K> {
                     return Probe::Full;
                 }
                 self.keys[i] = *key;
-                self.tags[i] = tag | PIN;
+                self.tags[i] = tag | PIN | OPEN;
                 self.len += 1;
                 return Probe::Stored(i);
             }
-            if t & 0x7F == tag && &self.keys[i] == key {
-                return Probe::Present;
+            if t & TAG == tag && &self.keys[i] == key {
+                return Probe::Present(t);
             }
         }
         if !at_budget {
@@ -241,7 +252,7 @@ impl<const K: usize> Segment<K> {
             let i = home + (start + k) % PROBE;
             if self.tags[i] & PIN == 0 {
                 self.keys[i] = *key;
-                self.tags[i] = tag | PIN;
+                self.tags[i] = tag | PIN | OPEN;
                 return Probe::Stored(i);
             }
         }
@@ -252,7 +263,30 @@ impl<const K: usize> Segment<K> {
         let home = self.home(h, seg_bits);
         (home..home + PROBE)
             .take_while(|&i| self.tags[i] != 0)
-            .find(|&i| self.tags[i] & 0x7F == tag_of(h) && &self.keys[i] == key)
+            .find(|&i| self.tags[i] & TAG == tag_of(h) && &self.keys[i] == key)
+    }
+
+    /// Drops every open entry, keeping the proved ones (and no pins: every pinned entry is
+    /// open). Each kept key moves to the first free slot of its window, which is at or before
+    /// where it was, so it stays within reach of its home.
+    fn retain_proved(&mut self, seg_bits: u32) {
+        let kept: Vec<([u64; K], u8)> = self
+            .tags
+            .iter()
+            .zip(&self.keys)
+            .filter(|(&t, _)| t != 0 && t & OPEN == 0)
+            .map(|(&t, k)| (*k, t))
+            .collect();
+        self.clear();
+        for (k, t) in kept {
+            let home = self.home(mix(&k), seg_bits);
+            let i = (home..home + PROBE)
+                .find(|&i| self.tags[i] == 0)
+                .expect("a kept key finds room at or before its old slot");
+            self.keys[i] = k;
+            self.tags[i] = t;
+            self.len += 1;
+        }
     }
 
     /// Rebuilt with at least `cap` slots (more if a window overflows), keeping every key and
@@ -369,6 +403,13 @@ fn short_form<const W: usize>(key: &[u64; W]) -> Option<[u64; 2]> {
 
 const WIDE: u32 = 1 << 31;
 
+/// What [`enter_in`] did: the tag byte of a key found, or the slot it stored the key at.
+enum Found {
+    Present(u8),
+    Stored(usize, u32),
+    NoRoom,
+}
+
 /// The segment operation both the locked and the unlocked paths run: probe, growing the
 /// segment (within the budget) until the key is found or stored.
 #[inline]
@@ -379,12 +420,12 @@ fn enter_in<const K: usize>(
     seg_bits: u32,
     budget: &Budget,
     replaced: &AtomicU64,
-) -> Option<(usize, u32)> {
+) -> Found {
     loop {
         match seg.probe(key, h, seg_bits, false) {
-            Probe::Present => return None,
-            Probe::Stored(i) => return Some((i, seg.epoch)),
-            Probe::NoRoom => return Some((usize::MAX, 0)),
+            Probe::Present(t) => return Found::Present(t),
+            Probe::Stored(i) => return Found::Stored(i, seg.epoch),
+            Probe::NoRoom => return Found::NoRoom,
             Probe::Full => {
                 let cap = seg.cap + seg.cap / 2;
                 let (old, new) = (
@@ -403,14 +444,14 @@ fn enter_in<const K: usize>(
                 // At the budget: fill the window, then replace.
                 let before = seg.len;
                 return match seg.probe(key, h, seg_bits, true) {
-                    Probe::Present => None,
+                    Probe::Present(t) => Found::Present(t),
                     Probe::Stored(i) => {
                         if seg.len == before {
                             replaced.fetch_add(1, Ordering::Relaxed);
                         }
-                        Some((i, seg.epoch))
+                        Found::Stored(i, seg.epoch)
                     }
-                    Probe::NoRoom | Probe::Full => Some((usize::MAX, 0)),
+                    Probe::NoRoom | Probe::Full => Found::NoRoom,
                 };
             }
         }
@@ -491,6 +532,49 @@ impl<const W: usize> Table<W> {
         }
     }
 
+    /// Forgets every open key (and every pin), keeping the keys proved lost: what a new
+    /// search from the deal may still trust (see the module docs).
+    pub fn forget_open(&mut self) {
+        let len = self.len();
+        self.peak_len.fetch_max(len, Ordering::Relaxed);
+        let bits = self.short.seg_bits;
+        for s in &mut self.short.segs {
+            s.get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain_proved(bits);
+        }
+        let bits = self.long.seg_bits;
+        for s in &mut self.long.segs {
+            s.get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain_proved(bits);
+        }
+    }
+
+    /// Every key proved lost, widened to `W` words (for tests of the proofs).
+    pub fn proved_keys(&self) -> Vec<[u64; W]> {
+        let mut out = Vec::new();
+        for s in &self.short.segs {
+            let seg = lock(s);
+            for (k, &t) in seg.keys.iter().zip(&seg.tags) {
+                if t != 0 && t & OPEN == 0 {
+                    let mut w = [0; W];
+                    w[..2].copy_from_slice(k);
+                    out.push(w);
+                }
+            }
+        }
+        for s in &self.long.segs {
+            let seg = lock(s);
+            for (k, &t) in seg.keys.iter().zip(&seg.tags) {
+                if t != 0 && t & OPEN == 0 {
+                    out.push(*k);
+                }
+            }
+        }
+        out
+    }
+
     /// Bytes allocated now.
     pub fn bytes(&self) -> usize {
         self.budget.used.load(Ordering::Relaxed)
@@ -522,11 +606,12 @@ impl<const W: usize> Table<W> {
     }
 
     #[inline]
-    fn result(at: Option<(usize, u32)>, seg: usize, wide: bool) -> Entry {
+    fn result(at: Found, seg: usize, wide: bool) -> Entry {
         match at {
-            None => Entry::Present,
-            Some((usize::MAX, _)) => Entry::NoRoom,
-            Some((i, epoch)) => Entry::Stored(Slot {
+            Found::Present(t) if t & OPEN != 0 => Entry::Open,
+            Found::Present(_) => Entry::Present,
+            Found::NoRoom => Entry::NoRoom,
+            Found::Stored(i, epoch) => Entry::Stored(Slot {
                 seg: seg as u32 | if wide { WIDE } else { 0 },
                 idx: i as u32,
                 epoch,
@@ -616,52 +701,120 @@ impl<const W: usize> Table<W> {
         }
     }
 
-    /// Unpins the key stored at `slot` (the search has left that state). If its segment has
-    /// grown since, the key (from `key`, called only then) is looked up again.
+    /// Unpins the key stored at `slot` (the search has left that state); it stays open. If
+    /// its segment has grown since, the key (from `key`, called only then) is looked up again.
     #[inline]
     pub fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
-        if slot.seg & WIDE == 0 {
-            let bits = self.short.seg_bits;
-            let seg = self.short.segs[slot.seg as usize]
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            unpin_in(seg, || short_form(&key()), bits, slot);
-        } else {
-            let bits = self.long.seg_bits;
-            let seg = self.long.segs[(slot.seg & !WIDE) as usize]
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            unpin_in(seg, || Some(key()), bits, slot);
-        }
+        self.settle(slot, key, PIN);
+    }
+
+    /// Marks the key stored at `slot` proved lost (and unpins it). The slot is checked
+    /// against the key, which may have been replaced since it was unpinned; a replaced key
+    /// is left alone.
+    #[inline]
+    pub fn prove(&mut self, slot: Slot, key: &[u64; W]) {
+        self.settle(slot, || *key, PIN | OPEN);
     }
 
     /// [`Table::unpin`] for a shared table.
     #[inline]
     pub fn unpin_shared(&self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
+        self.settle_shared(slot, key, PIN);
+    }
+
+    /// [`Table::prove`] for a shared table.
+    #[inline]
+    pub fn prove_shared(&self, slot: Slot, key: &[u64; W]) {
+        self.settle_shared(slot, || *key, PIN | OPEN);
+    }
+
+    #[inline]
+    fn settle(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
+        if slot.seg & WIDE == 0 {
+            let sb = self.short.seg_bits;
+            let seg = self.short.segs[slot.seg as usize]
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner());
+            settle_in(
+                seg,
+                || short_form(&key()),
+                sb,
+                slot,
+                bits,
+                *self.replaced.get_mut(),
+            );
+        } else {
+            let sb = self.long.seg_bits;
+            let seg = self.long.segs[(slot.seg & !WIDE) as usize]
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner());
+            settle_in(
+                seg,
+                || Some(key()),
+                sb,
+                slot,
+                bits,
+                *self.replaced.get_mut(),
+            );
+        }
+    }
+
+    #[inline]
+    fn settle_shared(&self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
         if slot.seg & WIDE == 0 {
             let mut seg = lock(&self.short.segs[slot.seg as usize]);
-            unpin_in(&mut seg, || short_form(&key()), self.short.seg_bits, slot);
+            // Read under the segment's lock: a replacement in this segment happened before.
+            let replaced = self.replaced.load(Ordering::Relaxed);
+            settle_in(
+                &mut seg,
+                || short_form(&key()),
+                self.short.seg_bits,
+                slot,
+                bits,
+                replaced,
+            );
         } else {
             let mut seg = lock(&self.long.segs[(slot.seg & !WIDE) as usize]);
-            unpin_in(&mut seg, || Some(key()), self.long.seg_bits, slot);
+            let replaced = self.replaced.load(Ordering::Relaxed);
+            settle_in(
+                &mut seg,
+                || Some(key()),
+                self.long.seg_bits,
+                slot,
+                bits,
+                replaced,
+            );
         }
     }
 }
 
+/// Clears `bits` (the pin, or the pin and the open mark) of the key stored at `slot`. A pinned
+/// key cannot have moved but by a growth (a new epoch); an unpinned one may also have been
+/// replaced since (if the table has `replaced` any key), so then clearing the open mark
+/// checks the key in the slot.
 #[inline]
-fn unpin_in<const K: usize>(
+fn settle_in<const K: usize>(
     seg: &mut Segment<K>,
     key: impl FnOnce() -> Option<[u64; K]>,
     seg_bits: u32,
     slot: Slot,
+    bits: u8,
+    replaced: u64,
 ) {
-    let i = if slot.epoch == seg.epoch {
+    let i = if slot.epoch == seg.epoch && (bits == PIN || replaced == 0) {
         Some(slot.idx as usize)
     } else {
-        key().and_then(|k| seg.find(&k, mix(&k), seg_bits))
+        key().and_then(|k| {
+            let i = slot.idx as usize;
+            if slot.epoch == seg.epoch && seg.tags[i] != 0 && seg.keys[i] == k {
+                Some(i)
+            } else {
+                seg.find(&k, mix(&k), seg_bits)
+            }
+        })
     };
     if let Some(i) = i {
-        seg.tags[i] &= !PIN;
+        seg.tags[i] &= !bits;
     }
 }
 
@@ -686,7 +839,7 @@ mod tests {
             }
         }
         for i in 0..N {
-            assert_eq!(t.enter(&key(i)), Entry::Present);
+            assert_eq!(t.enter(&key(i)), Entry::Open);
             assert!(t.contains(&key(i)));
         }
         assert_eq!(t.len(), N as usize);
@@ -716,6 +869,41 @@ mod tests {
         assert!(t.is_empty());
         assert_eq!(t.peak_len(), N as usize);
         assert!(matches!(t.enter(&key(5)), Entry::Stored(_)));
+    }
+
+    #[test]
+    fn proved_keys_outlive_forget_open_and_open_ones_do_not() {
+        let mut t = Table::<3>::new(1 << 26);
+        const N: u64 = 100_000;
+        let mut slots = Vec::new();
+        for i in 0..N {
+            match t.enter(&key(i)) {
+                Entry::Stored(s) => slots.push(s),
+                e => panic!("fresh key {i}: {e:?}"),
+            }
+        }
+        // Growth has moved most keys since they were stored: stale slots still find them.
+        for (i, s) in slots.into_iter().enumerate() {
+            let i = i as u64;
+            if i % 3 == 0 {
+                t.prove(s, &key(i));
+            } else {
+                t.unpin(s, || key(i));
+            }
+        }
+        assert_eq!(t.enter(&key(3)), Entry::Present);
+        assert_eq!(t.enter(&key(4)), Entry::Open);
+        assert_eq!(t.proved_keys().len(), N.div_ceil(3) as usize);
+        t.forget_open();
+        assert_eq!(t.len(), N.div_ceil(3) as usize);
+        for i in 0..N {
+            let e = t.enter(&key(i));
+            if i % 3 == 0 {
+                assert_eq!(e, Entry::Present, "proved key {i}");
+            } else {
+                assert!(matches!(e, Entry::Stored(_)), "open key {i}: {e:?}");
+            }
+        }
     }
 
     #[test]
@@ -779,7 +967,7 @@ mod tests {
                         t.unpin(s, || key(i));
                     }
                 }
-                Entry::Present => panic!("fresh key reported present"),
+                Entry::Present | Entry::Open => panic!("fresh key reported present"),
                 Entry::NoRoom => {}
             }
         }
