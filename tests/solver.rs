@@ -217,13 +217,10 @@ fn configs() -> Vec<(&'static str, Solver)> {
         // Attempts of 64 nodes doubling, every one keeping its proofs for the next: on these
         // deals dozens of attempts are cut, so the proofs carried across restarts decide most
         // of each search (see "Proofs that outlive an attempt" in `src/solver/search.rs`).
+        // (Two threads keeping proofs: `states_proved_in_a_cut_attempt_are_lost`.)
         (
             "proofs kept from tiny attempts",
             proofs_from_tiny_attempts(1),
-        ),
-        (
-            "proofs kept from tiny attempts, two threads",
-            proofs_from_tiny_attempts(2),
         ),
     ]
 }
@@ -594,7 +591,7 @@ fn states_proved_in_a_cut_attempt_are_lost() {
             ..Solver::default()
         },
     ];
-    let results: Vec<(usize, usize)> = (1..=150u64)
+    let results: Vec<(usize, usize)> = (1..=100u64)
         .into_par_iter()
         .map(|s| {
             let deal = small_position(s);
@@ -627,7 +624,7 @@ fn states_proved_in_a_cut_attempt_are_lost() {
     // The check has teeth only if many states were proved, many of them in attempts cut
     // short.
     assert!(
-        proved >= 5_000 && cut >= 500,
+        proved >= 3_000 && cut >= 300,
         "{proved} proofs checked, {cut} cut attempts"
     );
 }
