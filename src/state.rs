@@ -1326,20 +1326,8 @@ mod tests {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(99);
         let mut seen: std::collections::HashMap<[u64; 4], SlowKey> = Default::default();
         let mut canon: std::collections::HashMap<SlowKey, [u64; 4]> = Default::default();
-        let options = [
-            (false, SequenceMoves::Single),
-            (true, SequenceMoves::Single),
-            (false, SequenceMoves::Unlimited),
-        ];
-        for (v, (ret, seq)) in Variant::ALL
-            .into_iter()
-            .flat_map(|v| options.map(|o| (v, o)))
-        {
+        for (v, rules) in every_rule_set() {
             for seed in 1..=12 {
-                let rules = v
-                    .rules()
-                    .with_foundation_return(ret)
-                    .with_sequence_moves(seq);
                 let deal = Deal::from_seed(rules, seed);
                 let mut p = Position::new(&deal);
                 // Every one-deck game fits three words; courtyard, four.
@@ -1348,7 +1336,7 @@ mod tests {
                 let mut hist = Vec::new();
                 let mut list = MoveList::default();
                 for _ in 0..2000 {
-                    let _ = p.generate(Pruning::NONE, 0, None, &mut list);
+                    p.generate(Pruning::NONE, 0, None, &mut list);
                     if list.is_empty() {
                         break;
                     }
@@ -1378,6 +1366,25 @@ mod tests {
         }
     }
 
+    /// Every variant with its default options, with foundation return, and with unlimited
+    /// sequence moves.
+    fn every_rule_set() -> impl Iterator<Item = (Variant, crate::rules::Rules)> {
+        let options = [
+            (false, SequenceMoves::Single),
+            (true, SequenceMoves::Single),
+            (false, SequenceMoves::Unlimited),
+        ];
+        Variant::ALL.into_iter().flat_map(move |v| {
+            options.map(|(ret, seq)| {
+                let rules = v
+                    .rules()
+                    .with_foundation_return(ret)
+                    .with_sequence_moves(seq);
+                (v, rules)
+            })
+        })
+    }
+
     /// `moves_left_bound` is consistent, as the short search's proof of the shortest needs: on
     /// random walks of every variant and option, no move (with the moves it sets off) lowers
     /// the bound by more than the moves it counts, and a won position's bound is zero.
@@ -1385,21 +1392,9 @@ mod tests {
     fn the_moves_left_bound_is_consistent() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        let options = [
-            (false, SequenceMoves::Single),
-            (true, SequenceMoves::Single),
-            (false, SequenceMoves::Unlimited),
-        ];
         let mut steps = 0;
-        for (v, (ret, seq)) in Variant::ALL
-            .into_iter()
-            .flat_map(|v| options.map(|o| (v, o)))
-        {
+        for (v, rules) in every_rule_set() {
             for seed in 1..=8 {
-                let rules = v
-                    .rules()
-                    .with_foundation_return(ret)
-                    .with_sequence_moves(seq);
                 let mut p = Position::new(&Deal::from_seed(rules, seed));
                 let mut list = MoveList::default();
                 let mut hist = Vec::new();
@@ -1408,7 +1403,7 @@ mod tests {
                     let m = match p.foundation_move() {
                         Some(m) if rng.gen_bool(0.7) => m,
                         _ => {
-                            let _ = p.generate(Pruning::NONE, 0, None, &mut list);
+                            p.generate(Pruning::NONE, 0, None, &mut list);
                             if list.is_empty() {
                                 break;
                             }

@@ -250,29 +250,17 @@ impl Solver {
             restarts: true,
             ..*self
         };
-        let threads = solver.threads.max(1);
-        let mut ctx = Context::<4> {
+        let scratches = (0..solver.threads.max(1))
+            .map(|_| search::Scratch::new(1 << 16))
+            .collect();
+        let table_bytes = solver.limits.memory_bytes;
+        let mut ctx = Context::<4>::new(
             deal,
-            solver: &solver,
-            t0: std::time::Instant::now(),
-            table: table::Table::<4>::new(solver.limits.memory_bytes).with_paths(
-                solver.limits.memory_bytes / PATH_SHARE,
-                PATH_MIN_BYTES * threads,
-            ),
-            scratches: (0..threads)
-                .map(|_| search::Scratch::new(1 << 16))
-                .collect(),
-            pool: (threads > 1).then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .expect("a thread pool for the search")
-            }),
-            done: 0,
-            best_home: 0,
-            peak_path: 0,
-            proofs: false,
-        };
+            &solver,
+            std::time::Instant::now(),
+            table_bytes,
+            scratches,
+        );
         ctx.attempt(Some(nodes), 1, false, &mut |_| {});
         ctx.table.proved_keys()
     }
@@ -338,25 +326,8 @@ impl Solver {
             memory: bf_bytes,
             deadline: self.limits.deadline(t0),
         };
-        let mut ctx = Context {
-            deal,
-            solver: self,
-            t0,
-            table: table::Table::<W>::new(memory.saturating_sub(caches + bf_bytes))
-                .with_paths(memory / PATH_SHARE, PATH_MIN_BYTES * threads),
-            scratches,
-            pool: (threads > 1).then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("castle-solve-{i}"))
-                    .build()
-                    .expect("a thread pool for the search")
-            }),
-            done: 0,
-            best_home: deal.cards_home() as u8,
-            peak_path: 0,
-            proofs: false,
-        };
+        let table_bytes = memory.saturating_sub(caches + bf_bytes);
+        let mut ctx = Context::new(deal, self, t0, table_bytes, scratches);
         let mut attempts = 0u32;
         if self.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
@@ -522,7 +493,39 @@ struct Context<'a, const W: usize> {
     proofs: bool,
 }
 
-impl<const W: usize> Context<'_, W> {
+impl<'a, const W: usize> Context<'a, W> {
+    /// The shared state of a solve: a table of `table_bytes` that leaves the search paths
+    /// their share of `--memory`, one scratch per thread, and a pool for more than one.
+    fn new(
+        deal: &'a Deal,
+        solver: &'a Solver,
+        t0: std::time::Instant,
+        table_bytes: usize,
+        scratches: Vec<search::Scratch<W>>,
+    ) -> Self {
+        let threads = scratches.len();
+        let memory = solver.limits.memory_bytes;
+        Context {
+            deal,
+            solver,
+            t0,
+            table: table::Table::<W>::new(table_bytes)
+                .with_paths(memory / PATH_SHARE, PATH_MIN_BYTES * threads),
+            scratches,
+            pool: (threads > 1).then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("castle-solve-{i}"))
+                    .build()
+                    .expect("a thread pool for the search")
+            }),
+            done: 0,
+            best_home: deal.cards_home() as u8,
+            peak_path: 0,
+            proofs: false,
+        }
+    }
+
     /// One search from the deal with a fresh table: the win found, or why it stopped without
     /// one (no reason: the reachable space was exhausted).
     fn attempt(

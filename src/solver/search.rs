@@ -438,8 +438,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         }};
     }
 
-    // Enters the position `pos` stands in: stores its key and pushes its frame. `$dep`: the
-    // position's moves depend on the line into it (see the module docs).
+    // Enters the position `pos` stands in: stores its key and pushes its frame. A hit tells
+    // the current frame's `low` what the state met is (see the module docs).
     macro_rules! enter {
         ($hist_before:expr, $last:expr) => {{
             let key = pos

@@ -303,7 +303,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             let last = node.last;
             let mut pos = self.position(i, &mut chain);
             self.expanded += 1;
-            let _ = pos.generate(self.prune, 0, last, &mut list);
+            pos.generate(self.prune, 0, last, &mut list);
             for m in list.iter() {
                 hist.clear();
                 pos.play(m, &mut hist);

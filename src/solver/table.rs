@@ -522,32 +522,33 @@ impl<const W: usize> Table<W> {
 
     /// Forgets every key but keeps the allocation.
     pub fn clear(&mut self) {
-        let len = self.len();
-        self.peak_len.fetch_max(len, Ordering::Relaxed);
-        for s in &mut self.short.segs {
-            s.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
-        }
-        for s in &mut self.long.segs {
-            s.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
-        }
+        self.each_segment(Segment::clear, Segment::clear);
     }
 
     /// Forgets every open key (and every pin), keeping the keys proved lost: what a new
     /// search from the deal may still trust (see the module docs).
     pub fn forget_open(&mut self) {
+        let (short_bits, long_bits) = (self.short.seg_bits, self.long.seg_bits);
+        self.each_segment(
+            |s| s.retain_proved(short_bits),
+            |s| s.retain_proved(long_bits),
+        );
+    }
+
+    /// Runs `short` on every short segment and `long` on every wide one, noting the peak
+    /// count of keys first (both callers drop keys).
+    fn each_segment(
+        &mut self,
+        mut short: impl FnMut(&mut Segment<2>),
+        mut long: impl FnMut(&mut Segment<W>),
+    ) {
         let len = self.len();
         self.peak_len.fetch_max(len, Ordering::Relaxed);
-        let bits = self.short.seg_bits;
         for s in &mut self.short.segs {
-            s.get_mut()
-                .unwrap_or_else(|e| e.into_inner())
-                .retain_proved(bits);
+            short(s.get_mut().unwrap_or_else(|e| e.into_inner()));
         }
-        let bits = self.long.seg_bits;
         for s in &mut self.long.segs {
-            s.get_mut()
-                .unwrap_or_else(|e| e.into_inner())
-                .retain_proved(bits);
+            long(s.get_mut().unwrap_or_else(|e| e.into_inner()));
         }
     }
 
