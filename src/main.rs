@@ -19,7 +19,24 @@ use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Makes every large allocation its own mapping, returned to the system when freed.
+///
+/// glibc's malloc raises its mmap threshold to the size of each large block freed (up to
+/// 32 MiB). The table's segments grow by half and free their old arrays, so after the first
+/// few the new arrays came from the heap, where the freed ones left holes too small to reuse:
+/// `castle solve -v bc --seed 2461` with the default 4 GiB ended at a peak RSS of 4,968 MiB,
+/// 21% over its budget. A fixed threshold keeps the dynamic rule off.
+fn fixed_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets a malloc parameter; it is called before any other thread
+    // exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
 fn main() -> ExitCode {
+    fixed_mmap_threshold();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -581,16 +581,17 @@ fn winnable_positions(
 /// The proofs that outlive a restart: an attempt cut by its node budget may only mark lost
 /// positions that cannot be won, whatever it was cut in the middle of. The truth comes from
 /// the independent checker's moves over every reachable position; the attempts run with every
-/// reduction (the path-dependent `no_repeat` included) on one thread and on two.
+/// reduction (the path-dependent `no_repeat` included) on one thread and on two, the latter
+/// also splitting work at every node.
 #[test]
 fn states_proved_in_a_cut_attempt_are_lost() {
-    let solvers = [
-        Solver::default(),
-        Solver {
-            threads: 2,
-            ..Solver::default()
-        },
-    ];
+    let two = Solver {
+        threads: 2,
+        ..Solver::default()
+    };
+    // Two threads, splitting work as often as they can (donated tasks and tainted frames
+    // at every turn).
+    let solvers = [(Solver::default(), 0), (two, 0x3FF), (two, 0)];
     let results: Vec<(usize, usize)> = (1..=100u64)
         .into_par_iter()
         .map(|s| {
@@ -599,16 +600,16 @@ fn states_proved_in_a_cut_attempt_are_lost() {
                 return (0, 0);
             };
             let (mut proved, mut cut) = (0, 0);
-            for solver in &solvers {
+            for (solver, donate_mask) in &solvers {
                 for budget in [20, 60, 200, 600, 2000] {
-                    let keys = solver.proved_in_one_attempt(&deal, budget);
+                    let keys = solver.proved_in_one_attempt(&deal, budget, *donate_mask);
                     for k in &keys {
                         let won = truth.get(k).copied();
                         assert_ne!(
                             won,
                             Some(true),
                             "small position {s}: a winnable position was proved lost \
-                             ({budget} nodes, {} threads)",
+                             ({budget} nodes, {} threads, donation mask {donate_mask})",
                             solver.threads
                         );
                         proved += usize::from(won == Some(false));

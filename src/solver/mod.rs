@@ -5,6 +5,7 @@
 //! position reachable from the deal (modulo the reductions of `state.rs`, each proved to keep
 //! every win), and `Unknown` means a budget ran out first — it never stands for "lost".
 
+mod open;
 mod search;
 pub mod short;
 pub mod table;
@@ -242,9 +243,16 @@ impl Solver {
     /// For tests of the proofs kept across restarts: one attempt of at most `nodes` nodes
     /// that keeps proofs (with this solver's pruning and threads; no quick phase), and the keys
     /// (`Position::key::<4>`) of the states it proved lost. The attempt may be cut by the
-    /// budget; whatever it proved must be lost all the same.
+    /// budget; whatever it proved must be lost all the same. With several threads,
+    /// `donate_mask` sets how often a thread looks for an idle one (0: at every node, so
+    /// that small positions are split up too).
     #[doc(hidden)]
-    pub fn proved_in_one_attempt(&self, deal: &Deal, nodes: u64) -> Vec<[u64; 4]> {
+    pub fn proved_in_one_attempt(
+        &self,
+        deal: &Deal,
+        nodes: u64,
+        donate_mask: u64,
+    ) -> Vec<[u64; 4]> {
         let solver = Solver {
             keep_proofs: Some(0),
             restarts: true,
@@ -261,6 +269,7 @@ impl Solver {
             table_bytes,
             scratches,
         );
+        ctx.donate_mask = donate_mask;
         ctx.attempt(Some(nodes), 1, false, &mut |_| {});
         ctx.table.proved_keys()
     }
@@ -483,6 +492,8 @@ struct Context<'a, const W: usize> {
     table: table::Table<W>,
     scratches: Vec<search::Scratch<W>>,
     pool: Option<rayon::ThreadPool>,
+    /// See [`search::Run::donate_mask`].
+    donate_mask: u64,
     /// Nodes of the attempts so far.
     done: u64,
     best_home: u8,
@@ -519,6 +530,7 @@ impl<'a, const W: usize> Context<'a, W> {
                     .build()
                     .expect("a thread pool for the search")
             }),
+            donate_mask: search::DONATE_EVERY,
             done: 0,
             best_home: deal.cards_home() as u8,
             peak_path: 0,
@@ -548,6 +560,7 @@ impl<'a, const W: usize> Context<'a, W> {
         run.done = self.done;
         run.jitter = jitter;
         run.greedy = greedy;
+        run.donate_mask = self.donate_mask;
         // Proofs are for later attempts: only restarts have any, and only big attempts pay
         // for their bookkeeping (see `PROVE_FROM_NODES`).
         run.prove = !greedy

@@ -49,6 +49,7 @@
 //! root finishes, before any budget can stop it, and proofs only ever rest on states
 //! finished or proved lost earlier.
 
+use super::open::OpenSet;
 use super::table::{Entry, Slot, Table};
 use super::{Limit, Progress, Solver};
 use crate::deal::Deal;
@@ -69,7 +70,12 @@ struct Frame {
     hist: u32,
     /// Its table slot (none for a donated task's root, which another thread entered).
     slot: Option<Slot>,
-    /// Its number in this thread's entry order (see "Proofs that outlive an attempt").
+    /// Its number in this thread's entry order (see "Proofs that outlive an attempt"): its
+    /// place on the open stack plus one ([`TAINTED`] for a donated task's root, which is not
+    /// on it). Places are reused once a component is popped, but by then no frame, cache
+    /// entry or open-set entry still refers to the popped ones (they were marked proved),
+    /// and Tarjan's bookkeeping only ever compares states that are open together, whose
+    /// places are in entry order.
     index: u64,
     /// The smallest index of an open state its subtree reaches ([`TAINTED`]: one whose
     /// proof this thread cannot see through).
@@ -78,8 +84,9 @@ struct Frame {
     tpos: u32,
 }
 
-/// A `low` that no frame's index equals: the frame waits on something this thread does not
-/// track (another thread's state, donated moves, the root of a donated task).
+/// A `low` that no entered frame's index equals: the frame waits on something this thread
+/// does not track (another thread's state, donated moves, the root of a donated task, whose
+/// own index is this too, so that it never counts as a component's root).
 const TAINTED: u64 = 0;
 
 /// The recent-key cache's mark for a state proved lost (neutral in a `min` of indices).
@@ -133,13 +140,11 @@ pub(super) struct Scratch<const W: usize> {
     /// Recently entered keys and what each is (its index while open, [`PROVED`],
     /// [`TAINTED`]).
     recent: Vec<([u64; W], u64)>,
-    /// This thread's open states (entered, not proved) that the cache no longer holds, and
-    /// their indices.
-    open: ahash::HashMap<[u64; W], u64>,
-    /// The same states in entry order, with their table slots.
-    tstack: Vec<([u64; W], Slot)>,
-    /// The next index.
-    counter: u64,
+    /// This thread's open states (entered, not proved) that the cache no longer holds.
+    open: OpenSet,
+    /// The open stack: this thread's open states in entry order, keys and table slots.
+    tkeys: Vec<[u64; W]>,
+    tslots: Vec<Slot>,
     /// Bytes of the budget this thread's path (the three buffers above) has taken from the
     /// table's account ([`Table::charge_path`]); when the path needs more and the account has
     /// none, the search stops with [`Limit::Memory`].
@@ -154,15 +159,16 @@ fn path_bytes<const W: usize>(
     hist: &[Move],
     stack: &[Move],
     frames: &[Frame],
-    tstack: &[([u64; W], Slot)],
-    open: usize,
+    tkeys: &[[u64; W]],
+    tslots: &[Slot],
+    open: &OpenSet,
 ) -> usize {
     std::mem::size_of_val(hist)
         + std::mem::size_of_val(stack)
         + std::mem::size_of_val(frames)
-        + std::mem::size_of_val(tstack)
-        // A hash map entry, its control byte, and the map's 1/8 headroom.
-        + open * (std::mem::size_of::<([u64; W], u64)>() + 1) * 8 / 7
+        + std::mem::size_of_val(tkeys)
+        + std::mem::size_of_val(tslots)
+        + open.bytes()
 }
 
 impl<const W: usize> Scratch<W> {
@@ -175,9 +181,9 @@ impl<const W: usize> Scratch<W> {
             stack: Vec::new(),
             frames: Vec::new(),
             recent: vec![([0; W], 0); n],
-            open: ahash::HashMap::default(),
-            tstack: Vec::new(),
-            counter: 1,
+            open: OpenSet::default(),
+            tkeys: Vec::new(),
+            tslots: Vec::new(),
             charged: 0,
         }
     }
@@ -205,19 +211,24 @@ fn cache_slot<const W: usize>(recent: &[([u64; W], u64)], key: &[u64; W]) -> usi
 }
 
 /// Puts `key` in cache slot `r` as `what`. An open state of this thread that it evicts moves
-/// to `open`: each open state is in the cache or in the map, never both, so most states
-/// (proved before the cache forgets them) never touch the map.
+/// to `open`: each open state is in the cache or in the set, never both, so most states
+/// (proved before the cache forgets them) never touch the set.
 #[inline]
 fn cache_put<const W: usize>(
     recent: &mut [([u64; W], u64)],
     r: usize,
     key: [u64; W],
     what: u64,
-    open: &mut ahash::HashMap<[u64; W], u64>,
+    open: &mut OpenSet,
+    tkeys: &[[u64; W]],
 ) {
     let (old, v) = recent[r];
     if v != PROVED && v != TAINTED {
-        open.insert(old, v);
+        debug_assert!(
+            tkeys[(v - 1) as usize] == old,
+            "an open index is its open-stack place"
+        );
+        open.insert(tkeys, (v - 1) as u32);
     }
     recent[r] = (key, what);
 }
@@ -299,6 +310,8 @@ pub(super) struct Run<'a> {
     pub jitter: u64,
     /// Donate work to idle threads.
     pub parallel: bool,
+    /// Look for an idle thread when the node count has these bits clear.
+    pub donate_mask: u64,
     /// The quick phase: every card that fits goes home at once (not exact; see
     /// [`super::Phase::Quick`]).
     pub greedy: bool,
@@ -328,6 +341,7 @@ impl<'a> Run<'a> {
             done: 0,
             jitter: 0,
             parallel: false,
+            donate_mask: DONATE_EVERY,
             greedy: false,
             prove: false,
             stop: AtomicBool::new(false),
@@ -374,8 +388,8 @@ const PATH_CHUNK: usize = 1 << 20;
 
 /// Nodes between two reads of the clock (and progress reports).
 const CLOCK_EVERY: u64 = 0xFFFF;
-/// Nodes between two looks for an idle thread.
-const DONATE_EVERY: u64 = 0x3FF;
+/// Nodes between two looks for an idle thread (a mask: every 1,024 nodes).
+pub(super) const DONATE_EVERY: u64 = 0x3FF;
 /// Nodes a thread counts before adding them to the shared count (one thread: every node, so
 /// node budgets are exact).
 const SYNC_EVERY: u64 = 0xFF;
@@ -407,8 +421,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         frames,
         recent,
         open,
-        tstack,
-        counter,
+        tkeys,
+        tslots,
         charged,
     } = scratch;
     let mut peak_path = 0usize;
@@ -427,9 +441,10 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         () => {{
             // States still open stay unproved for this attempt: whoever meets them again
             // (this thread in a later task included) must not take them as proved.
-            for (k, _) in tstack.drain(..) {
+            for k in tkeys.drain(..) {
                 cache_mark(recent, &k, TAINTED);
             }
+            tslots.clear();
             open.clear();
             run.best_home.fetch_max(best_home, Ordering::Relaxed);
             run.peak_path.fetch_max(peak_path, Ordering::Relaxed);
@@ -457,14 +472,16 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 let what = match entry {
                     Entry::Present => PROVED,
                     // Ours (moved back from the map to the cache), or another's.
-                    Entry::Open if track => open.remove(&key).unwrap_or(TAINTED),
+                    Entry::Open if track => open
+                        .remove_key(tkeys, &key)
+                        .map_or(TAINTED, |p| p as u64 + 1),
                     _ => TAINTED,
                 };
                 if let (Entry::Present | Entry::Open, Some(f)) = (entry, frames.last_mut()) {
                     f.low = f.low.min(what);
                 }
                 if entry != Entry::NoRoom {
-                    cache_put(recent, r, key, what, open);
+                    cache_put(recent, r, key, what, open, tkeys);
                 }
                 entry
             };
@@ -479,8 +496,16 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     let dep = pos.generate(prune, jitter, $last, &mut list);
                     let start = stack.len() as u32;
                     stack.extend(list.iter());
-                    let index = *counter;
-                    *counter += 1;
+                    let index = if track {
+                        if tkeys.len() >= u32::MAX as usize - 1 {
+                            // Positions are stored in 32 bits (see `OpenSet`).
+                            run.halt(Some(Limit::Memory));
+                            finish!()
+                        }
+                        tkeys.len() as u64 + 1
+                    } else {
+                        TAINTED
+                    };
                     let low = match frames.last() {
                         Some(p) if dep => p.index.min(index),
                         _ => index,
@@ -493,15 +518,16 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         slot: Some(slot),
                         index,
                         low,
-                        tpos: tstack.len() as u32,
+                        tpos: tkeys.len() as u32,
                     });
                     if track {
-                        tstack.push((key, slot));
+                        tkeys.push(key);
+                        tslots.push(slot);
                         recent[r].1 = index;
                     }
                     // The path shares the table's budget: a line that outgrows what is left
                     // of `--memory` ends the search as `unknown`, never as a verdict.
-                    let path = path_bytes(hist, stack, frames, tstack, open.len());
+                    let path = path_bytes(hist, stack, frames, tkeys, tslots, open);
                     if path > peak_path {
                         peak_path = path;
                         if path > *charged {
@@ -532,17 +558,16 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         Root::Moves(moves) => {
             let start = stack.len() as u32;
             stack.extend_from_slice(&moves);
-            let index = *counter;
-            *counter += 1;
+            // Not on the open stack: a child waiting on it waits on what it cannot track.
             frames.push(Frame {
                 next: start,
                 end: stack.len() as u32,
                 start,
                 hist: prefix.len() as u32,
                 slot: None,
-                index,
+                index: TAINTED,
                 low: TAINTED,
-                tpos: tstack.len() as u32,
+                tpos: tkeys.len() as u32,
             });
         }
     }
@@ -558,18 +583,22 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
             // later visit by another path is answered from the table).
             let f = frames.pop().expect("frame present");
-            if track && f.low == f.index {
+            if track && f.low == f.index && f.index != TAINTED {
                 // The root of a component: everything on the open stack from its own entry
                 // up is proved lost (see the module docs).
-                for (k, slot) in tstack.drain(f.tpos as usize..) {
-                    table.prove(slot, &k);
+                let from = f.tpos as usize;
+                for i in from..tkeys.len() {
+                    let k = tkeys[i];
+                    table.prove(tslots[i], &k);
                     let r = cache_slot(recent, &k);
                     if recent[r].0 == k {
                         recent[r].1 = PROVED;
                     } else {
-                        open.remove(&k);
+                        open.remove_pos(tkeys, i as u32);
                     }
                 }
+                tkeys.truncate(from);
+                tslots.truncate(from);
             } else {
                 if let Some(slot) = f.slot {
                     table.unpin(slot, || pos.key::<W>().expect("key fits"));
@@ -608,7 +637,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 finish!()
             }
         }
-        if run.parallel && nodes & DONATE_EVERY == 0 && run.queued.load(Ordering::Relaxed) == 0 {
+        if run.parallel && nodes & run.donate_mask == 0 && run.queued.load(Ordering::Relaxed) == 0 {
             give_away(frames, stack, hist, donate);
         }
         if nodes & CLOCK_EVERY == 0 {
