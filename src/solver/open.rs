@@ -136,14 +136,15 @@ impl OpenSet {
         self.len -= 1;
     }
 
-    /// Holds the state at position `pos` of the open stack `keys`. An entry for the same key
-    /// at another position is replaced: both positions stand for the same state, and the
-    /// later one is searched in full like the first.
-    pub fn insert<const W: usize>(&mut self, keys: &[[u64; W]], pos: u32) {
+    /// Holds `key`, the state at position `pos` of the open stack `keys` (passed apart, as the
+    /// caller has it at hand: reading it back from the stack was a cache miss). An entry for
+    /// the same key at another position is replaced: both positions stand for the same state,
+    /// and the later one is searched in full like the first.
+    pub fn insert<const W: usize>(&mut self, keys: &[[u64; W]], key: &[u64; W], pos: u32) {
+        debug_assert!(&keys[pos as usize] == key);
         if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
-        let key = &keys[pos as usize];
         let h = hash(key);
         let entry = h | (pos as u64 + 1);
         let mask = self.slots.len() - 1;
@@ -207,7 +208,7 @@ mod tests {
                     0 | 1 => {
                         keys.push(key);
                         let pos = keys.len() as u32 - 1;
-                        set.insert(&keys, pos);
+                        set.insert(&keys, &key, pos);
                         model.insert(key, pos);
                     }
                     2 => assert_eq!(set.remove_key(&keys, &key), model.remove(&key)),
@@ -236,9 +237,9 @@ mod tests {
     fn removing_a_superseded_position_keeps_the_later_one() {
         let keys = vec![[5, 5], [6, 6], [5, 5]];
         let mut set = OpenSet::default();
-        set.insert(&keys, 0);
-        set.insert(&keys, 1);
-        set.insert(&keys, 2);
+        set.insert(&keys, &keys[0].clone(), 0);
+        set.insert(&keys, &keys[1].clone(), 1);
+        set.insert(&keys, &keys[2].clone(), 2);
         assert_eq!(set.len(), 2);
         set.remove_pos(&keys, 0);
         assert_eq!(set.len(), 2);
@@ -253,12 +254,12 @@ mod tests {
     fn a_stale_entry_never_answers_for_another_state() {
         let mut keys = vec![[1, 1], [2, 2]];
         let mut set = OpenSet::default();
-        set.insert(&keys, 1);
+        set.insert(&keys, &keys[1].clone(), 1);
         keys.truncate(1);
         keys.push([3, 3]);
         assert_eq!(set.remove_key(&keys, &[2, 2]), None);
         assert_eq!(set.remove_key(&keys, &[3, 3]), None);
-        set.insert(&keys, 1);
+        set.insert(&keys, &keys[1].clone(), 1);
         assert_eq!(set.len(), 2);
         assert_eq!(set.remove_key(&keys, &[3, 3]), Some(1));
         assert_eq!(set.remove_key(&keys, &[3, 3]), None);

@@ -145,15 +145,16 @@ pub(super) struct Scratch<const W: usize> {
     /// The open stack: this thread's open states in entry order, keys and table slots.
     tkeys: Vec<[u64; W]>,
     tslots: Vec<Slot>,
-    /// Bytes of the budget this thread's path (the three buffers above) has taken from the
+    /// Bytes of the budget this thread's path (the buffers above) has taken from the
     /// table's account ([`Table::charge_path`]); when the path needs more and the account has
     /// none, the search stops with [`Limit::Memory`].
     charged: usize,
 }
 
 /// Bytes the search path holds: the line from the deal, the untried moves of every position
-/// on it, and their frames. Every element was written, so its pages are resident; a buffer
-/// never shrinks, so the most this ever was is what the path costs in memory.
+/// on it, their frames, the open stack and the open set (its whole capacity). Every element
+/// was written, so its pages are resident; a buffer never shrinks, so the most this ever was
+/// is what the path costs in memory.
 #[inline]
 fn path_bytes<const W: usize>(
     hist: &[Move],
@@ -224,11 +225,7 @@ fn cache_put<const W: usize>(
 ) {
     let (old, v) = recent[r];
     if v != PROVED && v != TAINTED {
-        debug_assert!(
-            tkeys[(v - 1) as usize] == old,
-            "an open index is its open-stack place"
-        );
-        open.insert(tkeys, (v - 1) as u32);
+        open.insert(tkeys, &old, (v - 1) as u32);
     }
     recent[r] = (key, what);
 }
@@ -471,7 +468,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 let entry = table.enter(&key);
                 let what = match entry {
                     Entry::Present => PROVED,
-                    // Ours (moved back from the map to the cache), or another's.
+                    // Ours (moved back from the set to the cache), or another's.
                     Entry::Open if track => open
                         .remove_key(tkeys, &key)
                         .map_or(TAINTED, |p| p as u64 + 1),
