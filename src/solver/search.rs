@@ -70,18 +70,30 @@ struct Frame {
     hist: u32,
     /// Its table slot (none for a donated task's root, which another thread entered).
     slot: Option<Slot>,
-    /// Its number in this thread's entry order (see "Proofs that outlive an attempt"): its
-    /// place on the open stack plus one ([`TAINTED`] for a donated task's root, which is not
-    /// on it). Places are reused once a component is popped, but by then no frame, cache
-    /// entry or open-set entry still refers to the popped ones (they were marked proved),
-    /// and Tarjan's bookkeeping only ever compares states that are open together, whose
-    /// places are in entry order.
-    index: u64,
     /// The smallest index of an open state its subtree reaches ([`TAINTED`]: one whose
     /// proof this thread cannot see through).
     low: u64,
-    /// Where its entry sits on the open stack.
+    /// Where its entry sits on the open stack (for a frame not on it, where the stack ended
+    /// when it was pushed).
     tpos: u32,
+}
+
+impl Frame {
+    /// Its number in this thread's entry order (see "Proofs that outlive an attempt"): its
+    /// place on the open stack plus one, when the attempt tracks proofs; [`TAINTED`] for a
+    /// donated task's root (no slot: it is not on the stack) and when nothing is tracked.
+    /// Places are reused once a component is popped, but by then no frame, cache entry or
+    /// open-set entry still refers to the popped ones (they were marked proved), and Tarjan's
+    /// bookkeeping only ever compares states that are open together, whose places are in
+    /// entry order.
+    #[inline]
+    fn index(&self, track: bool) -> u64 {
+        if track && self.slot.is_some() {
+            u64::from(self.tpos) + 1
+        } else {
+            TAINTED
+        }
+    }
 }
 
 /// A `low` that no entered frame's index equals: the frame waits on something this thread
@@ -504,7 +516,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         TAINTED
                     };
                     let low = match frames.last() {
-                        Some(p) if dep => p.index.min(index),
+                        Some(p) if dep => p.index(track).min(index),
                         _ => index,
                     };
                     frames.push(Frame {
@@ -513,7 +525,6 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         start,
                         hist: $hist_before as u32,
                         slot: Some(slot),
-                        index,
                         low,
                         tpos: tkeys.len() as u32,
                     });
@@ -562,7 +573,6 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 start,
                 hist: prefix.len() as u32,
                 slot: None,
-                index: TAINTED,
                 low: TAINTED,
                 tpos: tkeys.len() as u32,
             });
@@ -580,7 +590,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
             // later visit by another path is answered from the table).
             let f = frames.pop().expect("frame present");
-            if track && f.low == f.index && f.index != TAINTED {
+            let index = f.index(track);
+            if index != TAINTED && f.low == index {
                 // The root of a component: everything on the open stack from its own entry
                 // up is proved lost (see the module docs).
                 let from = f.tpos as usize;

@@ -349,6 +349,20 @@ struct Part<const K: usize> {
 }
 
 impl<const K: usize> Part<K> {
+    /// Appends every key proved lost, widened to `W` words (zeros past the `K`th).
+    fn push_proved<const W: usize>(&self, out: &mut Vec<[u64; W]>) {
+        for s in &self.segs {
+            let seg = lock(s);
+            for (k, &t) in seg.keys.iter().zip(&seg.tags) {
+                if t != 0 && t & OPEN == 0 {
+                    let mut w = [0; W];
+                    w[..K].copy_from_slice(k);
+                    out.push(w);
+                }
+            }
+        }
+    }
+
     fn new(seg_bits: u32) -> Self {
         Part {
             segs: (0..1usize << seg_bits)
@@ -555,24 +569,8 @@ impl<const W: usize> Table<W> {
     /// Every key proved lost, widened to `W` words (for tests of the proofs).
     pub fn proved_keys(&self) -> Vec<[u64; W]> {
         let mut out = Vec::new();
-        for s in &self.short.segs {
-            let seg = lock(s);
-            for (k, &t) in seg.keys.iter().zip(&seg.tags) {
-                if t != 0 && t & OPEN == 0 {
-                    let mut w = [0; W];
-                    w[..2].copy_from_slice(k);
-                    out.push(w);
-                }
-            }
-        }
-        for s in &self.long.segs {
-            let seg = lock(s);
-            for (k, &t) in seg.keys.iter().zip(&seg.tags) {
-                if t != 0 && t & OPEN == 0 {
-                    out.push(*k);
-                }
-            }
-        }
+        self.short.push_proved(&mut out);
+        self.long.push_proved(&mut out);
         out
     }
 
