@@ -366,6 +366,11 @@ impl Position {
         self.home == self.total
     }
 
+    /// Cards in the waste.
+    pub fn waste_len(&self) -> u32 {
+        u32::from(self.wlen)
+    }
+
     /// The bits a card placed on `below` adds to its pile's run (see the module docs).
     #[inline]
     fn run_code(&self, c: Card, below: Card) -> u32 {

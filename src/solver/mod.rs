@@ -328,8 +328,11 @@ impl Solver {
         } else {
             0
         };
-        let mut best_first = (bf_bytes > 0)
-            .then(|| short::Pass::<W>::new(deal, self.pruning, BEST_FIRST_WEIGHT, usize::MAX));
+        let mut best_first = (bf_bytes > 0).then(|| {
+            let guide = if deal.rules.stock { WASTE_GUIDE } else { 0 };
+            short::Pass::<W>::new(deal, self.pruning, BEST_FIRST_WEIGHT, usize::MAX)
+                .with_guide(guide)
+        });
         let bf_limits = short::ShortLimits {
             nodes: u64::MAX,
             memory: bf_bytes,
@@ -450,6 +453,17 @@ const BEST_FIRST_SHARE: u64 = 16;
 /// Weight of the best-first phase's heuristic, in tenths (`f = g + 5 h`): greedy enough to
 /// head straight for a win, with `g` still breaking ties towards shorter lines.
 const BEST_FIRST_WEIGHT: u32 = 50;
+
+/// What each waste card adds to `f` in the best-first phase of a stock game, in tenths of a
+/// move. `h` counts a stock card as a move still needed, so with weight 5 a deal lowers `f`
+/// by four moves' worth, as much as a card going home: the phase deals the stock out early
+/// and buries the waste, where a one-pass game (courtyard) loses its cards. Charging each
+/// waste card 8 moves makes a deal cost more than it gains and playing the waste's top card
+/// elsewhere pay. Courtyard seeds 201..400, `castle batch -v courtyard --seeds 201..400 -j 1
+/// --max-nodes 300000`: 106 wins found with no charge, 129 with 7 or 10 moves per card, 133
+/// with this 8, 119 with 13; seeds 1..200 with `--max-nodes 3000000`: 117 with no charge,
+/// 140 with 8. The phase only ever reports a win, so no verdict rests on this.
+const WASTE_GUIDE: u32 = 80;
 
 /// Most bytes the best-first phase uses (an eighth of `--memory` up to this): about 840,000
 /// positions at the 80 bytes allowed for each, after which the depth-first search goes on

@@ -136,6 +136,8 @@ pub(super) struct Pass<'a, const W: usize> {
     prune: Pruning,
     /// Weight of `h`, in tenths.
     w: u32,
+    /// Weight, in tenths, of each waste card in `f` (0 for none; see [`Pass::with_guide`]).
+    guide: u32,
     /// Only wins shorter than this count.
     best: usize,
     nodes: Vec<Node>,
@@ -158,6 +160,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             deal,
             prune,
             w,
+            guide: 0,
             best,
             nodes: Vec::new(),
             moves: Vec::new(),
@@ -167,6 +170,13 @@ impl<'a, const W: usize> Pass<'a, W> {
             win: None,
             expanded: 0,
         }
+    }
+
+    /// Also charges each waste card `guide` tenths of a move in `f`. Not a bound: only for a
+    /// pass that takes any win (the solver's best-first phase), never for `--short`.
+    pub fn with_guide(mut self, guide: u32) -> Self {
+        self.guide = guide;
+        self
     }
 
     /// Node `i` and its ancestors up to the root, into `chain` (deepest first).
@@ -255,7 +265,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             stale: false,
         });
         self.moves.extend_from_slice(hist);
-        let f = g * 10 + self.w * h;
+        let f = g * 10 + self.w * h + self.guide * pos.waste_len();
         self.queue.push((Reverse(f), g, i));
     }
 
