@@ -16,7 +16,9 @@
 //! pass that empties its queue proves the best length known the shortest, not only the last.
 //!
 //! The solver's best-first phase ([`super::Phase::BestFirst`]) is one pass of weight 5 with no
-//! bound, run a slice at a time between the depth-first attempts.
+//! bound, run a slice at a time between the depth-first attempts; in a stock game its `f` also
+//! charges each waste card (see [`Pass::with_guide`]), which only a pass that takes any win
+//! may do.
 //!
 //! **Why a finished final pass proves the shortest length.** `h` never overestimates, so a
 //! position with `g + h >= best` lies on no win shorter than `best`, and dropping it loses no
