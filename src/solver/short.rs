@@ -17,7 +17,7 @@
 //!
 //! The solver's best-first phase ([`super::Phase::BestFirst`]) is one pass of weight 5 with no
 //! bound, run a slice at a time between the depth-first attempts; in a stock game its `f` also
-//! charges each waste card (see [`Pass::with_guide`]), which only a pass that takes any win
+//! charges each waste card (see `Pass::with_guide`), which only a pass that takes any win
 //! may do.
 //!
 //! **Why a finished final pass proves the shortest length.** `h` never overestimates, so a
