@@ -219,6 +219,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 threads: usize::from(a.threads),
                 ..limits(&a.budget)?
             };
+            if !a.quiet {
+                unbounded_stock_note(&deal.rules, &solver);
+            }
             let result = solve_with_spinner(&solver, &deal, a.quiet)?;
             let report = Report::new(&deal, &result);
             match a.format {
@@ -252,6 +255,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Warns, on standard error, that a stock game (courtyard) searched with neither a node nor a
+/// time budget may not end for hours: its wins come in seconds, but the complete search has
+/// never finished one of its lost deals (the README's win-rate section has the figures). When
+/// the table is full it replaces entries and goes on, so `--memory` does not stop it either.
+fn unbounded_stock_note(rules: &castle::Rules, solver: &Solver) {
+    if rules.stock && solver.limits.max_nodes.is_none() && solver.limits.max_seconds.is_none() {
+        eprintln!(
+            "note: {}: a win usually comes within seconds, but a lost deal is rarely proved \
+             and the search may run for hours; --max-seconds or --max-nodes bounds it",
+            rules.variant
+        );
+    }
 }
 
 /// Solves, with a spinner on a terminal once the search has run for half a second.
@@ -710,6 +727,9 @@ fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
         shards,
     };
     let solver = limits(&a.budget)?;
+    if !a.quiet {
+        unbounded_stock_note(&rules, &solver);
+    }
     let threads = a
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

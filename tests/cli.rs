@@ -458,3 +458,55 @@ fn pysol_numbers_through_the_binary() {
     let piles: Vec<&str> = fcs.lines().skip(1).collect();
     assert_eq!(piles, block);
 }
+
+/// A stock game solved with no node or time budget warns on standard error that a lost deal
+/// may keep it busy for hours; a budget, `--quiet` or a game without a stock keeps it quiet.
+#[test]
+fn an_unbounded_stock_game_is_warned_about() {
+    let note = "a lost deal is rarely proved";
+    let stderr = |args: &[&str]| {
+        let out = castle().args(args).output().unwrap();
+        assert!(out.status.success(), "castle {args:?} failed");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert!(stderr(&["solve", "-v", "courtyard", "--seed", "1"]).contains(note));
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("cy.csv");
+    let csv = csv.to_str().unwrap();
+    let batch = [
+        "batch",
+        "-v",
+        "courtyard",
+        "--seeds",
+        "1",
+        "-j",
+        "1",
+        "--csv",
+        csv,
+    ];
+    assert!(stderr(&batch).contains(note));
+    for quiet in [
+        &[
+            "solve",
+            "-v",
+            "courtyard",
+            "--seed",
+            "1",
+            "--max-nodes",
+            "100000",
+        ][..],
+        &[
+            "solve",
+            "-v",
+            "courtyard",
+            "--seed",
+            "1",
+            "--max-seconds",
+            "60",
+        ],
+        &["solve", "-v", "courtyard", "--seed", "1", "-q"],
+        &["solve", "-v", "beleaguered-castle", "--seed", "1"],
+    ] {
+        assert!(!stderr(quiet).contains(note), "castle {quiet:?} warned");
+    }
+}
