@@ -258,14 +258,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 /// Warns, on standard error, that a stock game (courtyard) searched with neither a node nor a
-/// time budget may not end for hours: its wins come in seconds, but the complete search has
-/// never finished one of its lost deals (the README's win-rate section has the figures). When
-/// the table is full it replaces entries and goes on, so `--memory` does not stop it either.
+/// time budget may not end: its wins come in seconds, but the complete search has never
+/// finished one of its lost deals (courtyard deal 3 was still searching after ten minutes;
+/// the README's win-rate section has the figures). A full table replaces entries and goes on,
+/// so `--memory` does not stop it either.
 fn unbounded_stock_note(rules: &castle::Rules, solver: &Solver) {
     if rules.stock && solver.limits.max_nodes.is_none() && solver.limits.max_seconds.is_none() {
         eprintln!(
             "note: {}: a win usually comes within seconds, but a lost deal is rarely proved \
-             and the search may run for hours; --max-seconds or --max-nodes bounds it",
+             and the search may not end; --max-seconds or --max-nodes bounds it",
             rules.variant
         );
     }

@@ -436,12 +436,18 @@ pub const PATH_MIN_BYTES: usize = 16 << 20;
 /// [`Solver::keep_proofs`]). The bookkeeping costs time on every node, and a small attempt's
 /// proofs save the next attempts little: with it from the first attempt on, bc 1..200 took
 /// 13.8 M nodes instead of 14.6 M but 27% longer (side by side, one core each), while the hard
-/// lost deal of `../shared/bench` went from 33.6 M nodes to 16.2 M. Measured again once the open
-/// states had moved to the compact `OpenSet` of `solver/open.rs` (builds differing only in this
-/// constant, one after the other on one core, `castle bench --variant bc` then `castle solve --deal
-/// ../shared/bench/hard-unsolvable.fcs`): 1.28 M gave 14,603,311 nodes in 14.73 s and 16,423,249 in
-/// 35.8 s; 320,000 gave 14,283,934 in 15.90 s and 16,244,500 in 40.5 s; 0 gave 13,768,105 in 16.39
-/// s and 16,220,223 in 39.8 s. Earlier proofs still cost more time than the nodes they save.
+/// lost deal of `../shared/bench` went from 33.6 M nodes to 16.2 M. Re-measured with the
+/// compact open set (`solver/open.rs`), builds differing only in this constant run one after
+/// the other on one core (`castle bench --variant bc`, then `castle solve --deal
+/// ../shared/bench/hard-unsolvable.fcs`):
+///
+/// | threshold | bc 1..200 | hard lost deal |
+/// | --- | --- | --- |
+/// | 1.28 M | 14,603,311 nodes, 14.73 s | 16,423,249 nodes, 35.8 s |
+/// | 320,000 | 14,283,934 nodes, 15.90 s | 16,244,500 nodes, 40.5 s |
+/// | 0 | 13,768,105 nodes, 16.39 s | 16,220,223 nodes, 39.8 s |
+///
+/// Earlier proofs still cost more time than the nodes they save.
 pub const PROVE_FROM_NODES: u64 = 1_280_000;
 
 /// Node budget of the quick phase.
