@@ -61,22 +61,27 @@ use std::time::Instant;
 
 /// One position on the search path.
 struct Frame {
-    /// Its untried moves are `moves[next..end]`.
+    /// Its untried moves are `stack[next..end]`. Its moves start where the frame below
+    /// ends (at 0 for the first frame): the move lists lie end to end, and `end` never
+    /// changes ([`give_away`] moves the moves it keeps up to it), so no `start` is stored.
     next: u32,
     end: u32,
-    /// The start of its moves in the move stack (truncate to here on leaving).
-    start: u32,
     /// History length before the edge into this position was played.
     hist: u32,
-    /// Its table slot (none for a donated task's root, which another thread entered).
-    slot: Option<Slot>,
+    /// Its table slot ([`Slot::NONE`] for a donated task's root, which another thread
+    /// entered).
+    slot: Slot,
     /// The smallest index of an open state its subtree reaches ([`TAINTED`]: one whose
     /// proof this thread cannot see through).
-    low: u64,
+    low: u32,
     /// Where its entry sits on the open stack (for a frame not on it, where the stack ended
     /// when it was pushed).
     tpos: u32,
 }
+
+// Deep searches hold millions of frames (the hard lost deals of issue 4 run out of memory on
+// their path, not their table), so a frame is kept to half a cache line.
+const _: () = assert!(std::mem::size_of::<Frame>() == 32);
 
 impl Frame {
     /// Its number in this thread's entry order (see "Proofs that outlive an attempt"): its
@@ -87,9 +92,9 @@ impl Frame {
     /// bookkeeping only ever compares states that are open together, whose places are in
     /// entry order.
     #[inline]
-    fn index(&self, track: bool) -> u64 {
-        if track && self.slot.is_some() {
-            u64::from(self.tpos) + 1
+    fn index(&self, track: bool) -> u32 {
+        if track && self.slot != Slot::NONE {
+            self.tpos + 1
         } else {
             TAINTED
         }
@@ -99,10 +104,10 @@ impl Frame {
 /// A `low` that no entered frame's index equals: the frame waits on something this thread
 /// does not track (another thread's state, donated moves, the root of a donated task, whose
 /// own index is this too, so that it never counts as a component's root).
-const TAINTED: u64 = 0;
+const TAINTED: u32 = 0;
 
 /// The recent-key cache's mark for a state proved lost (neutral in a `min` of indices).
-const PROVED: u64 = u64::MAX;
+const PROVED: u32 = u32::MAX;
 
 /// Plays every safe foundation move (if that reduction is on), recording each; with `greedy`
 /// (the quick phase), every foundation move.
@@ -151,7 +156,7 @@ pub(super) struct Scratch<const W: usize> {
     frames: Vec<Frame>,
     /// Recently entered keys and what each is (its index while open, [`PROVED`],
     /// [`TAINTED`]).
-    recent: Vec<([u64; W], u64)>,
+    recent: Vec<([u64; W], u32)>,
     /// This thread's open states (entered, not proved) that the cache no longer holds.
     open: OpenSet,
     /// The open stack: this thread's open states in entry order, keys and table slots.
@@ -203,7 +208,7 @@ impl<const W: usize> Scratch<W> {
 
     /// Bytes of the recent-key cache.
     pub fn cache_bytes(&self) -> usize {
-        self.recent.len() * std::mem::size_of::<([u64; W], u64)>()
+        self.recent.len() * std::mem::size_of::<([u64; W], u32)>()
     }
 
     /// Forgets the cached keys (before every attempt).
@@ -215,7 +220,7 @@ impl<const W: usize> Scratch<W> {
 /// The recent-key cache's slot for `key` (a cheap hash: the cache is small and a collision
 /// only costs a table probe).
 #[inline]
-fn cache_slot<const W: usize>(recent: &[([u64; W], u64)], key: &[u64; W]) -> usize {
+fn cache_slot<const W: usize>(recent: &[([u64; W], u32)], key: &[u64; W]) -> usize {
     let mut h = 0u64;
     for &w in key {
         h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -228,23 +233,23 @@ fn cache_slot<const W: usize>(recent: &[([u64; W], u64)], key: &[u64; W]) -> usi
 /// (proved before the cache forgets them) never touch the set.
 #[inline]
 fn cache_put<const W: usize>(
-    recent: &mut [([u64; W], u64)],
+    recent: &mut [([u64; W], u32)],
     r: usize,
     key: [u64; W],
-    what: u64,
+    what: u32,
     open: &mut OpenSet,
     tkeys: &[[u64; W]],
 ) {
     let (old, v) = recent[r];
     if v != PROVED && v != TAINTED {
-        open.insert(tkeys, &old, (v - 1) as u32);
+        open.insert(tkeys, &old, v - 1);
     }
     recent[r] = (key, what);
 }
 
 /// Sets what the cache knows of `key`, if the cache holds it.
 #[inline]
-fn cache_mark<const W: usize>(recent: &mut [([u64; W], u64)], key: &[u64; W], what: u64) {
+fn cache_mark<const W: usize>(recent: &mut [([u64; W], u32)], key: &[u64; W], what: u32) {
     let r = cache_slot(recent, key);
     if &recent[r].0 == key {
         recent[r].1 = what;
@@ -481,9 +486,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 let what = match entry {
                     Entry::Present => PROVED,
                     // Ours (moved back from the set to the cache), or another's.
-                    Entry::Open if track => open
-                        .remove_key(tkeys, &key)
-                        .map_or(TAINTED, |p| p as u64 + 1),
+                    Entry::Open if track => open.remove_key(tkeys, &key).map_or(TAINTED, |p| p + 1),
                     _ => TAINTED,
                 };
                 if let (Entry::Present | Entry::Open, Some(f)) = (entry, frames.last_mut()) {
@@ -511,7 +514,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                             run.halt(Some(Limit::Memory));
                             finish!()
                         }
-                        tkeys.len() as u64 + 1
+                        tkeys.len() as u32 + 1
                     } else {
                         TAINTED
                     };
@@ -522,9 +525,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     frames.push(Frame {
                         next: start,
                         end: stack.len() as u32,
-                        start,
                         hist: $hist_before as u32,
-                        slot: Some(slot),
+                        slot,
                         low,
                         tpos: tkeys.len() as u32,
                     });
@@ -570,9 +572,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             frames.push(Frame {
                 next: start,
                 end: stack.len() as u32,
-                start,
                 hist: prefix.len() as u32,
-                slot: None,
+                slot: Slot::NONE,
                 low: TAINTED,
                 tpos: tkeys.len() as u32,
             });
@@ -608,14 +609,14 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 tkeys.truncate(from);
                 tslots.truncate(from);
             } else {
-                if let Some(slot) = f.slot {
-                    table.unpin(slot, || pos.key::<W>().expect("key fits"));
+                if f.slot != Slot::NONE {
+                    table.unpin(f.slot, || pos.key::<W>().expect("key fits"));
                 }
                 if let Some(g) = frames.last_mut() {
                     g.low = g.low.min(f.low);
                 }
             }
-            stack.truncate(f.start as usize);
+            stack.truncate(frames.last().map_or(0, |g| g.end as usize));
             undo_to(pos, hist, f.hist as usize);
             continue;
         }
@@ -666,17 +667,25 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
 }
 
 /// Hands the upper half of the untried moves of the shallowest position on the path that has
-/// any to `donate`, with the line to that position.
-fn give_away(frames: &mut [Frame], stack: &[Move], hist: &[Move], donate: &mut dyn FnMut(Task)) {
+/// any to `donate`, with the line to that position. The moves it keeps slide up to the end
+/// of its list (same order), so that the list still ends where the next one starts.
+fn give_away(
+    frames: &mut [Frame],
+    stack: &mut [Move],
+    hist: &[Move],
+    donate: &mut dyn FnMut(Task),
+) {
     let Some(k) = frames.iter().position(|f| f.next < f.end) else {
         return;
     };
     let f = &frames[k];
-    let mid = f.next + (f.end - f.next) / 2;
-    let moves = stack[mid as usize..f.end as usize].to_vec();
+    let (next, end) = (f.next as usize, f.end as usize);
+    let mid = next + (end - next) / 2;
+    let moves = stack[mid..end].to_vec();
     // The position of frame `k` is the line up to where frame `k + 1`'s edge begins.
     let at = frames.get(k + 1).map_or(hist.len(), |g| g.hist as usize);
-    frames[k].end = mid;
+    stack.copy_within(next..mid, end - (mid - next));
+    frames[k].next = (end - (mid - next)) as u32;
     // Another thread runs these moves: this frame cannot vouch for them.
     frames[k].low = TAINTED;
     donate((hist[..at].to_vec(), moves));

@@ -71,6 +71,15 @@ pub struct Slot {
     epoch: u32,
 }
 
+impl Slot {
+    /// No slot (a segment number no table has).
+    pub const NONE: Slot = Slot {
+        seg: u32::MAX,
+        idx: 0,
+        epoch: 0,
+    };
+}
+
 /// The mixed hash of a key: segment from the top bits, home from the next, tag from the low.
 #[inline]
 pub fn mix(key: &[u64]) -> u64 {
