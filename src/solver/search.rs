@@ -506,6 +506,17 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 Entry::Stored(slot) => {
                     nodes += 1;
                     let dep = pos.generate(prune, jitter, $last, &mut list);
+                    // The parent's tried moves are dead: its untried ones slide down over
+                    // them (same order), so a deep path holds only moves still to try.
+                    let n = frames.len();
+                    let below = if n >= 2 { frames[n - 2].end } else { 0 };
+                    if let Some(p) = frames.last_mut() {
+                        let untried = p.end - p.next;
+                        stack.copy_within(p.next as usize..p.end as usize, below as usize);
+                        p.next = below;
+                        p.end = below + untried;
+                        stack.truncate(p.end as usize);
+                    }
                     let start = stack.len() as u32;
                     stack.extend(list.iter());
                     let index = if track {
