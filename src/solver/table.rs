@@ -383,11 +383,7 @@ impl<const K: usize> Part<K> {
 
     #[inline]
     fn seg_of(&self, h: u64) -> usize {
-        if self.seg_bits == 0 {
-            0
-        } else {
-            (h >> (64 - self.seg_bits)) as usize
-        }
+        seg_of(h, self.seg_bits)
     }
 
     fn bytes(&self) -> usize {
@@ -399,6 +395,16 @@ impl<const K: usize> Part<K> {
 
     fn len(&self) -> usize {
         self.segs.iter().map(|s| lock(s).len).sum()
+    }
+}
+
+/// The segment of hash `h` in a part of `2^seg_bits` segments (its top bits).
+#[inline]
+fn seg_of(h: u64, seg_bits: u32) -> usize {
+    if seg_bits == 0 {
+        0
+    } else {
+        (h >> (64 - seg_bits)) as usize
     }
 }
 
@@ -631,69 +637,29 @@ impl<const W: usize> Table<W> {
     /// table only this thread uses: no locks.
     #[inline]
     pub fn enter(&mut self, key: &[u64; W]) -> Entry {
-        if let Some(k2) = short_form(key) {
-            let h = mix(&k2);
-            let s = self.short.seg_of(h);
-            let seg = self.short.segs[s]
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            let r = enter_in(
-                seg,
-                &k2,
-                h,
-                self.short.seg_bits,
-                &self.budget,
-                &self.replaced,
-            );
-            Self::result(r, s, false)
-        } else {
-            let h = mix(key);
-            let s = self.long.seg_of(h);
-            let seg = self.long.segs[s]
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            let r = enter_in(
-                seg,
-                key,
-                h,
-                self.long.seg_bits,
-                &self.budget,
-                &self.replaced,
-            );
-            Self::result(r, s, true)
-        }
+        let bits = (self.short.seg_bits, self.long.seg_bits);
+        let (short, long) = (&mut self.short.segs, &mut self.long.segs);
+        enter_via(
+            key,
+            bits,
+            &self.budget,
+            &self.replaced,
+            |s| short[s].get_mut().unwrap_or_else(|e| e.into_inner()),
+            |s| long[s].get_mut().unwrap_or_else(|e| e.into_inner()),
+        )
     }
 
     /// [`Table::enter`] for a table several threads share.
     #[inline]
     pub fn enter_shared(&self, key: &[u64; W]) -> Entry {
-        if let Some(k2) = short_form(key) {
-            let h = mix(&k2);
-            let s = self.short.seg_of(h);
-            let mut seg = lock(&self.short.segs[s]);
-            let r = enter_in(
-                &mut seg,
-                &k2,
-                h,
-                self.short.seg_bits,
-                &self.budget,
-                &self.replaced,
-            );
-            Self::result(r, s, false)
-        } else {
-            let h = mix(key);
-            let s = self.long.seg_of(h);
-            let mut seg = lock(&self.long.segs[s]);
-            let r = enter_in(
-                &mut seg,
-                key,
-                h,
-                self.long.seg_bits,
-                &self.budget,
-                &self.replaced,
-            );
-            Self::result(r, s, true)
-        }
+        enter_via(
+            key,
+            (self.short.seg_bits, self.long.seg_bits),
+            &self.budget,
+            &self.replaced,
+            |s| lock(&self.short.segs[s]),
+            |s| lock(&self.long.segs[s]),
+        )
     }
 
     /// True if `key` is stored.
@@ -738,61 +704,87 @@ impl<const W: usize> Table<W> {
 
     #[inline]
     fn settle(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
-        if slot.seg & WIDE == 0 {
-            let sb = self.short.seg_bits;
-            let seg = self.short.segs[slot.seg as usize]
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            settle_in(
-                seg,
-                || short_form(&key()),
-                sb,
-                slot,
-                bits,
-                *self.replaced.get_mut(),
-            );
-        } else {
-            let sb = self.long.seg_bits;
-            let seg = self.long.segs[(slot.seg & !WIDE) as usize]
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner());
-            settle_in(
-                seg,
-                || Some(key()),
-                sb,
-                slot,
-                bits,
-                *self.replaced.get_mut(),
-            );
-        }
+        let seg_bits = (self.short.seg_bits, self.long.seg_bits);
+        let replaced = *self.replaced.get_mut();
+        let (short, long) = (&mut self.short.segs, &mut self.long.segs);
+        settle_via(
+            slot,
+            key,
+            bits,
+            seg_bits,
+            || replaced,
+            |s| short[s].get_mut().unwrap_or_else(|e| e.into_inner()),
+            |s| long[s].get_mut().unwrap_or_else(|e| e.into_inner()),
+        );
     }
 
     #[inline]
     fn settle_shared(&self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
-        if slot.seg & WIDE == 0 {
-            let mut seg = lock(&self.short.segs[slot.seg as usize]);
+        settle_via(
+            slot,
+            key,
+            bits,
+            (self.short.seg_bits, self.long.seg_bits),
             // Read under the segment's lock: a replacement in this segment happened before.
-            let replaced = self.replaced.load(Ordering::Relaxed);
-            settle_in(
-                &mut seg,
-                || short_form(&key()),
-                self.short.seg_bits,
-                slot,
-                bits,
-                replaced,
-            );
-        } else {
-            let mut seg = lock(&self.long.segs[(slot.seg & !WIDE) as usize]);
-            let replaced = self.replaced.load(Ordering::Relaxed);
-            settle_in(
-                &mut seg,
-                || Some(key()),
-                self.long.seg_bits,
-                slot,
-                bits,
-                replaced,
-            );
-        }
+            || self.replaced.load(Ordering::Relaxed),
+            |s| lock(&self.short.segs[s]),
+            |s| lock(&self.long.segs[s]),
+        );
+    }
+}
+
+/// The one body of [`Table::enter`] and [`Table::enter_shared`]: `short(s)` and `long(s)`
+/// hand out segment `s` of the short-key and the wide part, borrowed or locked.
+#[inline]
+fn enter_via<const W: usize, A, B>(
+    key: &[u64; W],
+    (short_bits, long_bits): (u32, u32),
+    budget: &Budget,
+    replaced: &AtomicU64,
+    short: impl FnOnce(usize) -> A,
+    long: impl FnOnce(usize) -> B,
+) -> Entry
+where
+    A: std::ops::DerefMut<Target = Segment<2>>,
+    B: std::ops::DerefMut<Target = Segment<W>>,
+{
+    if let Some(k2) = short_form(key) {
+        let h = mix(&k2);
+        let s = seg_of(h, short_bits);
+        let r = enter_in(&mut short(s), &k2, h, short_bits, budget, replaced);
+        Table::<W>::result(r, s, false)
+    } else {
+        let h = mix(key);
+        let s = seg_of(h, long_bits);
+        let r = enter_in(&mut long(s), key, h, long_bits, budget, replaced);
+        Table::<W>::result(r, s, true)
+    }
+}
+
+/// The one body of [`Table::settle`] and [`Table::settle_shared`] (see [`enter_via`]);
+/// `replaced` is read once the segment is held.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn settle_via<const W: usize, A, B>(
+    slot: Slot,
+    key: impl FnOnce() -> [u64; W],
+    bits: u8,
+    (short_bits, long_bits): (u32, u32),
+    replaced: impl FnOnce() -> u64,
+    short: impl FnOnce(usize) -> A,
+    long: impl FnOnce(usize) -> B,
+) where
+    A: std::ops::DerefMut<Target = Segment<2>>,
+    B: std::ops::DerefMut<Target = Segment<W>>,
+{
+    if slot.seg & WIDE == 0 {
+        let mut seg = short(slot.seg as usize);
+        let n = replaced();
+        settle_in(&mut seg, || short_form(&key()), short_bits, slot, bits, n);
+    } else {
+        let mut seg = long((slot.seg & !WIDE) as usize);
+        let n = replaced();
+        settle_in(&mut seg, || Some(key()), long_bits, slot, bits, n);
     }
 }
 
