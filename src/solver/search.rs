@@ -159,9 +159,8 @@ pub(super) struct Scratch<const W: usize> {
     recent: Vec<([u64; W], u32)>,
     /// This thread's open states (entered, not proved) that the cache no longer holds.
     open: OpenSet,
-    /// The open stack: this thread's open states in entry order, keys and table slots.
+    /// The open stack: this thread's open states in entry order, by key (proofs find their slots by key: see [`Table::prove`]).
     tkeys: Vec<[u64; W]>,
-    tslots: Vec<Slot>,
     /// Bytes of the budget this thread's path (the buffers above) has taken from the
     /// table's account ([`Table::charge_path`]); when the path needs more and the account has
     /// none, the search stops with [`Limit::Memory`].
@@ -178,14 +177,12 @@ fn path_bytes<const W: usize>(
     stack: &[Move],
     frames: &[Frame],
     tkeys: &[[u64; W]],
-    tslots: &[Slot],
     open: &OpenSet,
 ) -> usize {
     std::mem::size_of_val(hist)
         + std::mem::size_of_val(stack)
         + std::mem::size_of_val(frames)
         + std::mem::size_of_val(tkeys)
-        + std::mem::size_of_val(tslots)
         + open.bytes()
 }
 
@@ -201,7 +198,6 @@ impl<const W: usize> Scratch<W> {
             recent: vec![([0; W], 0); n],
             open: OpenSet::default(),
             tkeys: Vec::new(),
-            tslots: Vec::new(),
             charged: 0,
         }
     }
@@ -260,7 +256,7 @@ fn cache_mark<const W: usize>(recent: &mut [([u64; W], u32)], key: &[u64; W], wh
 pub(super) trait Access<const W: usize> {
     fn enter(&mut self, key: &[u64; W]) -> Entry;
     fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]);
-    fn prove(&mut self, slot: Slot, key: &[u64; W]);
+    fn prove(&mut self, key: &[u64; W]);
     fn len(&self) -> usize;
     fn table(&self) -> &Table<W>;
 }
@@ -275,8 +271,8 @@ impl<const W: usize> Access<W> for &mut Table<W> {
         Table::unpin(self, slot, key);
     }
     #[inline]
-    fn prove(&mut self, slot: Slot, key: &[u64; W]) {
-        Table::prove(self, slot, key);
+    fn prove(&mut self, key: &[u64; W]) {
+        Table::prove(self, key);
     }
     fn len(&self) -> usize {
         Table::len(self)
@@ -299,8 +295,8 @@ impl<const W: usize> Access<W> for Shared<'_, W> {
         self.0.unpin_shared(slot, key);
     }
     #[inline]
-    fn prove(&mut self, slot: Slot, key: &[u64; W]) {
-        self.0.prove_shared(slot, key);
+    fn prove(&mut self, key: &[u64; W]) {
+        self.0.prove_shared(key);
     }
     fn len(&self) -> usize {
         self.0.len()
@@ -436,7 +432,6 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         recent,
         open,
         tkeys,
-        tslots,
         charged,
     } = scratch;
     let mut peak_path = 0usize;
@@ -458,7 +453,6 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             for k in tkeys.drain(..) {
                 cache_mark(recent, &k, TAINTED);
             }
-            tslots.clear();
             open.clear();
             run.best_home.fetch_max(best_home, Ordering::Relaxed);
             run.peak_path.fetch_max(peak_path, Ordering::Relaxed);
@@ -543,12 +537,11 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     });
                     if track {
                         tkeys.push(key);
-                        tslots.push(slot);
                         recent[r].1 = index;
                     }
                     // The path shares the table's budget: a line that outgrows what is left
                     // of `--memory` ends the search as `unknown`, never as a verdict.
-                    let path = path_bytes(hist, stack, frames, tkeys, tslots, open);
+                    let path = path_bytes(hist, stack, frames, tkeys, open);
                     if path > peak_path {
                         peak_path = path;
                         if path > *charged {
@@ -609,7 +602,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 let from = f.tpos as usize;
                 for i in from..tkeys.len() {
                     let k = tkeys[i];
-                    table.prove(tslots[i], &k);
+                    table.prove(&k);
                     let r = cache_slot(recent, &k);
                     if recent[r].0 == k {
                         recent[r].1 = PROVED;
@@ -618,7 +611,6 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     }
                 }
                 tkeys.truncate(from);
-                tslots.truncate(from);
             } else {
                 if f.slot != Slot::NONE {
                     table.unpin(f.slot, || pos.key::<W>().expect("key fits"));
