@@ -61,9 +61,10 @@ use std::time::Instant;
 
 /// One position on the search path.
 struct Frame {
-    /// Its untried moves are `stack[next..end]`. Its moves start where the frame below
-    /// ends (at 0 for the first frame): the move lists lie end to end, and `end` never
-    /// changes ([`give_away`] moves the moves it keeps up to it), so no `start` is stored.
+    /// Its untried moves are `stack[next..end]`. Its list starts where the frame below ends
+    /// (at 0 for the first frame): the lists lie end to end, so no `start` is stored. Only
+    /// the top frame's `end` moves (its tried moves are dropped when it gets a child);
+    /// [`give_away`] keeps `end` and slides the moves it keeps up to it.
     next: u32,
     end: u32,
     /// History length before the edge into this position was played.
@@ -159,7 +160,8 @@ pub(super) struct Scratch<const W: usize> {
     recent: Vec<([u64; W], u32)>,
     /// This thread's open states (entered, not proved) that the cache no longer holds.
     open: OpenSet,
-    /// The open stack: this thread's open states in entry order, by key (proofs find their slots by key: see [`Table::prove`]).
+    /// The open stack: this thread's open states in entry order, as keys (a proof finds
+    /// each state's slot by its key: see [`Table::prove`]).
     tkeys: Vec<[u64; W]>,
     /// Bytes of the budget this thread's path (the buffers above) has taken from the
     /// table's account ([`Table::charge_path`]); when the path needs more and the account has
