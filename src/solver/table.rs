@@ -275,6 +275,14 @@ impl<const K: usize> Segment<K> {
             .find(|&i| self.tags[i] & TAG == tag_of(h) && &self.keys[i] == key)
     }
 
+    /// Clears `bits` of the key's tag, if the key is stored.
+    #[inline]
+    fn clear_bits(&mut self, key: &[u64; K], h: u64, seg_bits: u32, bits: u8) {
+        if let Some(i) = self.find(key, h, seg_bits) {
+            self.tags[i] &= !bits;
+        }
+    }
+
     /// Drops every open entry, keeping the proved ones (and no pins: every pinned entry is
     /// open). Each kept key moves to the first free slot of its window, which is at or before
     /// where it was, so it stays within reach of its home.
@@ -381,9 +389,16 @@ impl<const K: usize> Part<K> {
         }
     }
 
+    /// Segment `s`, for a table only this thread uses (no lock).
     #[inline]
-    fn seg_of(&self, h: u64) -> usize {
-        seg_of(h, self.seg_bits)
+    fn owned(&mut self, s: usize) -> &mut Segment<K> {
+        self.segs[s].get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Segment `s`, locked.
+    #[inline]
+    fn locked(&self, s: usize) -> std::sync::MutexGuard<'_, Segment<K>> {
+        lock(&self.segs[s])
     }
 
     fn bytes(&self) -> usize {
@@ -638,14 +653,14 @@ impl<const W: usize> Table<W> {
     #[inline]
     pub fn enter(&mut self, key: &[u64; W]) -> Entry {
         let bits = (self.short.seg_bits, self.long.seg_bits);
-        let (short, long) = (&mut self.short.segs, &mut self.long.segs);
+        let (short, long) = (&mut self.short, &mut self.long);
         enter_via(
             key,
             bits,
             &self.budget,
             &self.replaced,
-            |s| short[s].get_mut().unwrap_or_else(|e| e.into_inner()),
-            |s| long[s].get_mut().unwrap_or_else(|e| e.into_inner()),
+            |s| short.owned(s),
+            |s| long.owned(s),
         )
     }
 
@@ -657,22 +672,20 @@ impl<const W: usize> Table<W> {
             (self.short.seg_bits, self.long.seg_bits),
             &self.budget,
             &self.replaced,
-            |s| lock(&self.short.segs[s]),
-            |s| lock(&self.long.segs[s]),
+            |s| self.short.locked(s),
+            |s| self.long.locked(s),
         )
     }
 
     /// True if `key` is stored.
     pub fn contains(&self, key: &[u64; W]) -> bool {
-        if let Some(k2) = short_form(key) {
-            let h = mix(&k2);
-            let seg = lock(&self.short.segs[self.short.seg_of(h)]);
-            seg.find(&k2, h, self.short.seg_bits).is_some()
-        } else {
-            let h = mix(key);
-            let seg = lock(&self.long.segs[self.long.seg_of(h)]);
-            seg.find(key, h, self.long.seg_bits).is_some()
-        }
+        let (sb, lb) = (self.short.seg_bits, self.long.seg_bits);
+        route(
+            key,
+            (sb, lb),
+            |k2, h, s| self.short.locked(s).find(k2, h, sb).is_some(),
+            |k, h, s| self.long.locked(s).find(k, h, lb).is_some(),
+        )
     }
 
     /// Unpins the key stored at `slot` (the search has left that state); it stays open. If
@@ -688,7 +701,9 @@ impl<const W: usize> Table<W> {
     /// lookup reads the line a stored slot would have.
     #[inline]
     pub fn prove(&mut self, key: &[u64; W]) {
-        self.settle(self.route(key), || *key, PIN | OPEN);
+        let bits = (self.short.seg_bits, self.long.seg_bits);
+        let (short, long) = (&mut self.short, &mut self.long);
+        prove_via(key, bits, |s| short.owned(s), |s| long.owned(s));
     }
 
     /// [`Table::unpin`] for a shared table.
@@ -700,37 +715,23 @@ impl<const W: usize> Table<W> {
     /// [`Table::prove`] for a shared table.
     #[inline]
     pub fn prove_shared(&self, key: &[u64; W]) {
-        self.settle_shared(self.route(key), || *key, PIN | OPEN);
-    }
-
-    /// A slot that names `key`'s segment and no epoch a segment reaches, so that settling it
-    /// looks the key up.
-    #[inline]
-    fn route(&self, key: &[u64; W]) -> Slot {
-        let seg = match short_form(key) {
-            Some(k2) => self.short.seg_of(mix(&k2)) as u32,
-            None => self.long.seg_of(mix(key)) as u32 | WIDE,
-        };
-        Slot {
-            seg,
-            idx: 0,
-            epoch: u32::MAX,
-        }
+        let bits = (self.short.seg_bits, self.long.seg_bits);
+        prove_via(key, bits, |s| self.short.locked(s), |s| self.long.locked(s));
     }
 
     #[inline]
     fn settle(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
         let seg_bits = (self.short.seg_bits, self.long.seg_bits);
         let replaced = *self.replaced.get_mut();
-        let (short, long) = (&mut self.short.segs, &mut self.long.segs);
+        let (short, long) = (&mut self.short, &mut self.long);
         settle_via(
             slot,
             key,
             bits,
             seg_bits,
             || replaced,
-            |s| short[s].get_mut().unwrap_or_else(|e| e.into_inner()),
-            |s| long[s].get_mut().unwrap_or_else(|e| e.into_inner()),
+            |s| short.owned(s),
+            |s| long.owned(s),
         );
     }
 
@@ -743,8 +744,8 @@ impl<const W: usize> Table<W> {
             (self.short.seg_bits, self.long.seg_bits),
             // Read under the segment's lock: a replacement in this segment happened before.
             || self.replaced.load(Ordering::Relaxed),
-            |s| lock(&self.short.segs[s]),
-            |s| lock(&self.long.segs[s]),
+            |s| self.short.locked(s),
+            |s| self.long.locked(s),
         );
     }
 }
@@ -764,16 +765,55 @@ where
     A: std::ops::DerefMut<Target = Segment<2>>,
     B: std::ops::DerefMut<Target = Segment<W>>,
 {
+    route(
+        key,
+        (short_bits, long_bits),
+        |k2, h, s| {
+            let r = enter_in(&mut short(s), k2, h, short_bits, budget, replaced);
+            Table::<W>::result(r, s, false)
+        },
+        |k, h, s| {
+            let r = enter_in(&mut long(s), k, h, long_bits, budget, replaced);
+            Table::<W>::result(r, s, true)
+        },
+    )
+}
+
+/// The one body of [`Table::prove`] and [`Table::prove_shared`] (see [`enter_via`]): finds
+/// the key and clears its pin and open mark.
+#[inline]
+fn prove_via<const W: usize, A, B>(
+    key: &[u64; W],
+    (short_bits, long_bits): (u32, u32),
+    short: impl FnOnce(usize) -> A,
+    long: impl FnOnce(usize) -> B,
+) where
+    A: std::ops::DerefMut<Target = Segment<2>>,
+    B: std::ops::DerefMut<Target = Segment<W>>,
+{
+    route(
+        key,
+        (short_bits, long_bits),
+        |k2, h, s| short(s).clear_bits(k2, h, short_bits, PIN | OPEN),
+        |k, h, s| long(s).clear_bits(k, h, long_bits, PIN | OPEN),
+    );
+}
+
+/// Hashes `key` once and hands its part's form of it (two words when the rest is zero), the
+/// hash and its segment to `short` or `long`.
+#[inline]
+fn route<const W: usize, R>(
+    key: &[u64; W],
+    (short_bits, long_bits): (u32, u32),
+    short: impl FnOnce(&[u64; 2], u64, usize) -> R,
+    long: impl FnOnce(&[u64; W], u64, usize) -> R,
+) -> R {
     if let Some(k2) = short_form(key) {
         let h = mix(&k2);
-        let s = seg_of(h, short_bits);
-        let r = enter_in(&mut short(s), &k2, h, short_bits, budget, replaced);
-        Table::<W>::result(r, s, false)
+        short(&k2, h, seg_of(h, short_bits))
     } else {
         let h = mix(key);
-        let s = seg_of(h, long_bits);
-        let r = enter_in(&mut long(s), key, h, long_bits, budget, replaced);
-        Table::<W>::result(r, s, true)
+        long(key, h, seg_of(h, long_bits))
     }
 }
 
