@@ -459,8 +459,8 @@ fn pysol_numbers_through_the_binary() {
     assert_eq!(piles, block);
 }
 
-/// A stock game solved with no node or time budget warns on standard error that a lost deal
-/// may keep it busy for hours; a budget, `--quiet` or a game without a stock keeps it quiet.
+/// A stock game solved with no node or time budget warns on standard error that the search
+/// may not end; a budget, `--quiet` or a game without a stock keeps it quiet.
 #[test]
 fn an_unbounded_stock_game_is_warned_about() {
     let note = "a lost deal is rarely proved";
