@@ -692,7 +692,9 @@ impl<const W: usize> Table<W> {
     /// its segment has grown since, the key (from `key`, called only then) is looked up again.
     #[inline]
     pub fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
-        self.settle(slot, key, PIN);
+        let bits = (self.short.seg_bits, self.long.seg_bits);
+        let (short, long) = (&mut self.short, &mut self.long);
+        unpin_via(slot, key, bits, |s| short.owned(s), |s| long.owned(s));
     }
 
     /// Marks `key` proved lost (and unpins it), if it is still stored (a key replaced since
@@ -709,7 +711,14 @@ impl<const W: usize> Table<W> {
     /// [`Table::unpin`] for a shared table.
     #[inline]
     pub fn unpin_shared(&self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
-        self.settle_shared(slot, key, PIN);
+        let bits = (self.short.seg_bits, self.long.seg_bits);
+        unpin_via(
+            slot,
+            key,
+            bits,
+            |s| self.short.locked(s),
+            |s| self.long.locked(s),
+        );
     }
 
     /// [`Table::prove`] for a shared table.
@@ -717,36 +726,6 @@ impl<const W: usize> Table<W> {
     pub fn prove_shared(&self, key: &[u64; W]) {
         let bits = (self.short.seg_bits, self.long.seg_bits);
         prove_via(key, bits, |s| self.short.locked(s), |s| self.long.locked(s));
-    }
-
-    #[inline]
-    fn settle(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
-        let seg_bits = (self.short.seg_bits, self.long.seg_bits);
-        let replaced = *self.replaced.get_mut();
-        let (short, long) = (&mut self.short, &mut self.long);
-        settle_via(
-            slot,
-            key,
-            bits,
-            seg_bits,
-            || replaced,
-            |s| short.owned(s),
-            |s| long.owned(s),
-        );
-    }
-
-    #[inline]
-    fn settle_shared(&self, slot: Slot, key: impl FnOnce() -> [u64; W], bits: u8) {
-        settle_via(
-            slot,
-            key,
-            bits,
-            (self.short.seg_bits, self.long.seg_bits),
-            // Read under the segment's lock: a replacement in this segment happened before.
-            || self.replaced.load(Ordering::Relaxed),
-            |s| self.short.locked(s),
-            |s| self.long.locked(s),
-        );
     }
 }
 
@@ -817,16 +796,14 @@ fn route<const W: usize, R>(
     }
 }
 
-/// The one body of [`Table::settle`] and [`Table::settle_shared`] (see [`enter_via`]);
-/// `replaced` is read once the segment is held.
+/// The one body of [`Table::unpin`] and [`Table::unpin_shared`] (see [`enter_via`]). A pinned
+/// key cannot have been replaced, so only a growth (a new epoch) moves it; then the key
+/// (from `key`, called only then) is looked up again.
 #[inline]
-#[allow(clippy::too_many_arguments)]
-fn settle_via<const W: usize, A, B>(
+fn unpin_via<const W: usize, A, B>(
     slot: Slot,
     key: impl FnOnce() -> [u64; W],
-    bits: u8,
     (short_bits, long_bits): (u32, u32),
-    replaced: impl FnOnce() -> u64,
     short: impl FnOnce(usize) -> A,
     long: impl FnOnce(usize) -> B,
 ) where
@@ -834,43 +811,25 @@ fn settle_via<const W: usize, A, B>(
     B: std::ops::DerefMut<Target = Segment<W>>,
 {
     if slot.seg & WIDE == 0 {
-        let mut seg = short(slot.seg as usize);
-        let n = replaced();
-        settle_in(&mut seg, || short_form(&key()), short_bits, slot, bits, n);
+        let key = || short_form(&key());
+        unpin_in(&mut short(slot.seg as usize), slot, key, short_bits);
     } else {
-        let mut seg = long((slot.seg & !WIDE) as usize);
-        let n = replaced();
-        settle_in(&mut seg, || Some(key()), long_bits, slot, bits, n);
+        let key = || Some(key());
+        unpin_in(&mut long((slot.seg & !WIDE) as usize), slot, key, long_bits);
     }
 }
 
-/// Clears `bits` (the pin, or the pin and the open mark) of the key stored at `slot`. A pinned
-/// key cannot have moved but by a growth (a new epoch); an unpinned one may also have been
-/// replaced since (if the table has `replaced` any key), so then clearing the open mark
-/// checks the key in the slot.
 #[inline]
-fn settle_in<const K: usize>(
+fn unpin_in<const K: usize>(
     seg: &mut Segment<K>,
+    slot: Slot,
     key: impl FnOnce() -> Option<[u64; K]>,
     seg_bits: u32,
-    slot: Slot,
-    bits: u8,
-    replaced: u64,
 ) {
-    let i = if slot.epoch == seg.epoch && (bits == PIN || replaced == 0) {
-        Some(slot.idx as usize)
-    } else {
-        key().and_then(|k| {
-            let i = slot.idx as usize;
-            if slot.epoch == seg.epoch && seg.tags[i] != 0 && seg.keys[i] == k {
-                Some(i)
-            } else {
-                seg.find(&k, mix(&k), seg_bits)
-            }
-        })
-    };
-    if let Some(i) = i {
-        seg.tags[i] &= !bits;
+    if slot.epoch == seg.epoch {
+        seg.tags[slot.idx as usize] &= !PIN;
+    } else if let Some(k) = key() {
+        seg.clear_bits(&k, mix(&k), seg_bits, PIN);
     }
 }
 
