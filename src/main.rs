@@ -178,6 +178,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
         best_first: !b.no_best_first,
         threads: 1,
         short: b.short.then_some(b.short_nodes),
+        ..Solver::default()
     })
 }
 

@@ -282,6 +282,52 @@ fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
     }
 }
 
+/// A path that outgrows its room while the search tracks proofs drops the tracking (its open
+/// stack and set) and searches on, rather than stop `unknown`: the verdicts are the ones an
+/// ample budget gives. The budgets are the smallest at which these deals' tracked paths no
+/// longer fit one thread (found by trying, with no per-thread floor): bc 179 is lost, its
+/// path about 2 MB beside a 12 MB table; bc 40 is won, its path 6 MB beside a 3 MB table.
+#[test]
+fn a_path_short_of_room_drops_its_proof_tracking_and_keeps_the_verdict() {
+    let rules = Variant::BeleagueredCastle.rules();
+    for (seed, mib, want, threads) in [
+        (179, 14, Verdict::Unsolvable, 1),
+        (179, 14, Verdict::Unsolvable, 2),
+        (40, 8, Verdict::Solvable, 1),
+    ] {
+        let deal = Deal::from_seed(rules, seed);
+        let solver = Solver {
+            limits: Limits {
+                memory_bytes: mib << 20,
+                ..Limits::default()
+            },
+            path_floor: 0,
+            ..proofs_from_tiny_attempts(threads)
+        };
+        let o = solve_checked(&solver, &deal);
+        assert_eq!(
+            o.verdict, want,
+            "seed {seed}, {threads} threads: {:?}",
+            o.limit
+        );
+        // One thread searches the same way every run, so its path runs short every run. Two
+        // split the work as the scheduler lets them (on a loaded machine one may take most
+        // of it), so whether either path runs short varies; their verdict must not.
+        if threads == 1 {
+            assert!(o.untracked > 0, "seed {seed}: the path never ran short");
+        }
+        let ample = solve_checked(&proofs_from_tiny_attempts(threads), &deal);
+        assert_eq!(ample.verdict, want, "seed {seed} with an ample budget");
+        assert_eq!(ample.untracked, 0, "seed {seed} with an ample budget");
+        assert!(
+            threads * o.peak_path_bytes + o.peak_table_bytes <= (mib << 20) + threads * (1 << 20),
+            "seed {seed}: path {} (per thread) + table {} bytes",
+            o.peak_path_bytes,
+            o.peak_table_bytes
+        );
+    }
+}
+
 /// The search path shares the memory budget: a deal whose depth-first line runs millions of
 /// positions deep (bc 1770: a path of several GiB beside a 2 GiB table, before paths were
 /// counted) ends `unknown` (memory) under a small budget, with path and table together held to

@@ -129,6 +129,9 @@ pub struct Outcome {
     pub peak_path_bytes: usize,
     /// Table entries replaced because the memory budget was reached.
     pub replaced: u64,
+    /// Attempts in which a thread stopped tracking proofs to make room for its path (the
+    /// attempt searched on; see `search.rs`).
+    pub untracked: u32,
     /// Search attempts made (more than one when restarts cut earlier attempts short).
     pub attempts: u32,
     /// The phase that decided the deal (none for `Unknown`).
@@ -180,6 +183,9 @@ pub struct Solver {
     /// After a win, search best-first for a shorter one, expanding at most this many
     /// positions (see [`short`]). It never changes a verdict; its win is replayed like any.
     pub short: Option<u64>,
+    /// What each thread's path may take past the memory budget (default [`PATH_MIN_BYTES`];
+    /// tests set 0 to reach the path's limits on small deals).
+    pub path_floor: usize,
 }
 
 impl Default for Solver {
@@ -195,6 +201,7 @@ impl Default for Solver {
             best_first: true,
             threads: 1,
             short: None,
+            path_floor: PATH_MIN_BYTES,
         }
     }
 }
@@ -524,6 +531,8 @@ struct Context<'a, const W: usize> {
     best_home: u8,
     /// Most bytes a thread's path held (see [`Outcome::peak_path_bytes`]).
     peak_path: usize,
+    /// Attempts that stopped tracking proofs (see [`Outcome::untracked`]).
+    untracked: u32,
     /// The table's proved marks come from an exact attempt that kept proofs (the quick
     /// phase's do not: its foundation moves are not proved safe).
     proofs: bool,
@@ -546,7 +555,7 @@ impl<'a, const W: usize> Context<'a, W> {
             solver,
             t0,
             table: table::Table::<W>::new(table_bytes)
-                .with_paths(memory / PATH_SHARE, PATH_MIN_BYTES * threads),
+                .with_paths(memory / PATH_SHARE, solver.path_floor * threads),
             scratches,
             pool: (threads > 1).then(|| {
                 rayon::ThreadPoolBuilder::new()
@@ -559,6 +568,7 @@ impl<'a, const W: usize> Context<'a, W> {
             done: 0,
             best_home: deal.cards_home() as u8,
             peak_path: 0,
+            untracked: 0,
             proofs: false,
         }
     }
@@ -614,6 +624,7 @@ impl<'a, const W: usize> Context<'a, W> {
         self.done += run.nodes.load(Ordering::Relaxed);
         self.best_home = self.best_home.max(run.best_home.load(Ordering::Relaxed));
         self.peak_path = self.peak_path.max(run.peak_path.load(Ordering::Relaxed));
+        self.untracked += u32::from(run.untracked.load(Ordering::Relaxed));
         let win = run.win.into_inner().unwrap_or_else(|e| e.into_inner());
         let limit = run.limit.into_inner().unwrap_or_else(|e| e.into_inner());
         (win, limit)
@@ -648,6 +659,7 @@ impl<'a, const W: usize> Context<'a, W> {
             peak_table_bytes: self.table.peak_bytes(),
             peak_path_bytes: self.peak_path,
             replaced: self.table.replaced(),
+            untracked: self.untracked,
             attempts,
             phase,
             short_nodes: None,

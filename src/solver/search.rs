@@ -337,6 +337,8 @@ pub(super) struct Run<'a> {
     pub best_home: AtomicU8,
     /// Most bytes any thread's search path held (see [`path_bytes`]).
     pub peak_path: AtomicUsize,
+    /// Set when a thread stopped tracking proofs to make room for its path.
+    pub untracked: AtomicBool,
     pub win: Mutex<Option<Vec<Move>>>,
     pub limit: Mutex<Option<Limit>>,
     /// Donated tasks not yet started.
@@ -360,6 +362,7 @@ impl<'a> Run<'a> {
             nodes: AtomicU64::new(0),
             best_home: AtomicU8::new(0),
             peak_path: AtomicUsize::new(0),
+            untracked: AtomicBool::new(false),
             win: Mutex::new(None),
             limit: Mutex::new(None),
             queued: AtomicUsize::new(0),
@@ -424,7 +427,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     let limits = run.cfg.limits;
     let jitter = run.jitter;
     let greedy = run.greedy;
-    let track = run.prove;
+    let mut track = run.prove;
     let (budget, done, t0) = (run.budget, run.done, run.t0);
     let sync_every = if run.parallel { SYNC_EVERY } else { 0 };
     let Scratch {
@@ -542,17 +545,39 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         recent[r].1 = index;
                     }
                     // The path shares the table's budget: a line that outgrows what is left
-                    // of `--memory` ends the search as `unknown`, never as a verdict.
-                    let path = path_bytes(hist, stack, frames, tkeys, open);
-                    if path > peak_path {
-                        peak_path = path;
-                        if path > *charged {
-                            let add = (path - *charged).next_multiple_of(PATH_CHUNK);
-                            if !table.table().charge_path(add) {
-                                run.halt(Some(Limit::Memory));
-                                finish!()
-                            }
+                    // of `--memory` first gives up its proof tracking (below), then ends the
+                    // search as `unknown`, never as a verdict.
+                    let mut path = path_bytes(hist, stack, frames, tkeys, open);
+                    peak_path = peak_path.max(path);
+                    while path > *charged {
+                        let add = (path - *charged).next_multiple_of(PATH_CHUNK);
+                        if table.table().charge_path(add) {
                             *charged += add;
+                        } else if track {
+                            // Out of room while tracking proofs: stop tracking for the rest
+                            // of this attempt rather than stop the search. The open stack and
+                            // set go (on bc 1770, whose components span its whole path, over
+                            // a third of it), and with them only proofs not yet made: those
+                            // made so far rest on finished states and stand. With no index,
+                            // no frame roots a component from here on, so nothing is proved
+                            // that this thread cannot vouch for; its open states stay open
+                            // (tainted to whoever meets them) and are forgotten after the
+                            // attempt. The attempt itself stays a complete search: its
+                            // "entered" marks need no proofs. The freed bytes stay charged to
+                            // this path, so the table cannot take them back.
+                            track = false;
+                            for e in recent.iter_mut() {
+                                if e.1 != PROVED {
+                                    e.1 = TAINTED;
+                                }
+                            }
+                            *open = OpenSet::default();
+                            *tkeys = Vec::new();
+                            run.untracked.store(true, Ordering::Relaxed);
+                            path = path_bytes(hist, stack, frames, tkeys, open);
+                        } else {
+                            run.halt(Some(Limit::Memory));
+                            finish!()
                         }
                     }
                     true
