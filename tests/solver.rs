@@ -328,6 +328,64 @@ fn a_path_short_of_room_drops_its_proof_tracking_and_keeps_the_verdict() {
     }
 }
 
+/// Compact paths (deep frames keep a count of their untried moves and make them again on the
+/// way back) change nothing but memory: with the smallest window, where almost every frame
+/// is compact, one thread searches the very same nodes and finds the very same line as with
+/// every list kept, in every variant; two threads (donating work from the lists they keep)
+/// reach the same verdicts.
+#[test]
+fn compact_paths_search_the_same_nodes() {
+    let bc = Variant::BeleagueredCastle.rules();
+    let sets = [
+        (bc, 1..=30),
+        (Variant::StreetsAndAlleys.rules(), 1..=20),
+        (Variant::Citadel.rules(), 1..=20),
+        (Variant::Fortress.rules(), 1..=20),
+        (Variant::Castile.rules(), 1..=20),
+        (Variant::Courtyard.rules(), 1..=20),
+        (bc.with_foundation_return(true), 1..=20),
+        (
+            Variant::StreetsAndAlleys
+                .rules()
+                .with_sequence_moves(SequenceMoves::Unlimited),
+            1..=20,
+        ),
+    ];
+    let jobs: Vec<(Rules, u64)> = sets
+        .iter()
+        .flat_map(|(rules, seeds)| seeds.clone().map(|s| (*rules, s)))
+        .collect();
+    let compared: Vec<bool> = jobs
+        .par_iter()
+        .map(|&(rules, seed)| {
+            let deal = Deal::from_seed(rules, seed);
+            let with = |window: usize, threads: usize| Solver {
+                limits: Limits {
+                    max_nodes: Some(100_000),
+                    ..Limits::default()
+                },
+                path_window: window,
+                threads,
+                ..Solver::default()
+            };
+            let whole = solve_checked(&with(0, 1), &deal);
+            let compact = solve_checked(&with(1, 1), &deal);
+            let what = format!("{} deal {seed}", rules.variant);
+            assert_eq!(compact.verdict, whole.verdict, "{what}");
+            assert_eq!(compact.nodes, whole.nodes, "{what}");
+            assert_eq!(compact.states, whole.states, "{what}");
+            assert_eq!(compact.moves, whole.moves, "{what}");
+            let two = solve_checked(&with(1, 2), &deal);
+            if two.verdict != Verdict::Unknown && whole.verdict != Verdict::Unknown {
+                assert_eq!(two.verdict, whole.verdict, "{what}, two threads");
+            }
+            whole.verdict != Verdict::Unknown
+        })
+        .collect();
+    let decided = compared.iter().filter(|&&d| d).count();
+    assert!(decided >= 100, "only {decided} deals decided");
+}
+
 /// The search path shares the memory budget: a deal whose depth-first line runs millions of
 /// positions deep (bc 1770: a path of several GiB beside a 2 GiB table, before paths were
 /// counted) ends `unknown` (memory) under a small budget, with path and table together held to

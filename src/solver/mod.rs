@@ -186,6 +186,10 @@ pub struct Solver {
     /// What each thread's path may take past the memory budget (default [`PATH_MIN_BYTES`];
     /// tests set 0 to reach the path's limits on small deals).
     pub path_floor: usize,
+    /// Frames at the top of a search path that keep their untried moves; deeper ones keep
+    /// a count and make them again on the way back (see "Compact paths" in `search.rs`).
+    /// 0 keeps every list. The search is the same, node for node, whatever the value.
+    pub path_window: usize,
 }
 
 impl Default for Solver {
@@ -202,6 +206,7 @@ impl Default for Solver {
             threads: 1,
             short: None,
             path_floor: PATH_MIN_BYTES,
+            path_window: PATH_WINDOW,
         }
     }
 }
@@ -438,6 +443,11 @@ pub const PATH_SHARE: usize = 8;
 /// What the paths may take past `--memory`, per thread (a floor for tiny budgets: the overshoot
 /// of the process is at most this much per thread).
 pub const PATH_MIN_BYTES: usize = 16 << 20;
+
+/// Frames at the top of a path that keep their move lists (see [`Solver::path_window`]): up
+/// to twice this many lists, some 60 KiB, stay in the cache; below them a level costs its
+/// frame and its share of the line, not its untried moves as well.
+pub const PATH_WINDOW: usize = 1024;
 
 /// Attempts with at least this node budget keep proofs for the next ones (the default of
 /// [`Solver::keep_proofs`]). The bookkeeping costs time on every node, and a small attempt's

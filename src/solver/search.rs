@@ -6,7 +6,7 @@
 //! the win). A rayon scope runs *tasks*: a task is a position (a move list from the deal) and
 //! some of its untried moves. The first task is the deal itself. A thread that sees no task
 //! waiting *donates* work: it takes the untried moves of the shallowest position on its own
-//! path that has some (the upper half of them) and spawns them as a task for an idle thread.
+//! path that has some (the front half of them) and spawns them as a task for an idle thread.
 //!
 //! Why this stays exact: the search is a graph search over a shared set of entered states,
 //! and its completeness argument needs only that every entered state eventually has every
@@ -48,6 +48,20 @@
 //! A proof never depends on how the search is cut short: a component is proved when its
 //! root finishes, before any budget can stop it, and proofs only ever rest on states
 //! finished or proved lost earlier.
+//!
+//! # Compact paths
+//! The hard lost deals' paths run millions of positions deep (bc 1770's about as deep as it
+//! has states), and each level's untried moves took more of the path than its frame. So only
+//! the top frames keep their moves: once more than twice [`Solver::path_window`] frames
+//! above the deepest compact one (and the first frame, never compact) hold lists, the
+//! lowest `path_window` of them drop theirs and keep only the count (see [`Frame::next`]).
+//! When the search comes back to a compact frame, the position there is the one its moves
+//! were made for, and [`Position::generate`] is a function of the position, the pruning,
+//! the run's jitter and the card moved into it (read off the line): the same list comes out,
+//! and its last `count` moves are exactly the ones not yet tried, in the same order. The
+//! search is the same, node for node, whatever the window (a test runs it with the smallest).
+//! The lists stay a tail of the generated list because nothing else takes moves from them:
+//! tried moves leave from the front, and [`give_away`] donates the front half.
 
 use super::open::OpenSet;
 use super::table::{Entry, Slot, Table};
@@ -64,7 +78,11 @@ struct Frame {
     /// Its untried moves are `stack[next..end]`. Its list starts where the frame below ends
     /// (at 0 for the first frame): the lists lie end to end, so no `start` is stored. Only
     /// the top frame's `end` moves (its tried moves are dropped when it gets a child);
-    /// [`give_away`] keeps `end` and slides the moves it keeps up to it.
+    /// [`give_away`] keeps `end`. The untried moves are always the tail of the list
+    /// [`Position::generate`] made for the position (a donated root's aside), which is
+    /// what lets a deep frame be *compact*: `next` is [`COMPACT`] plus how many there are,
+    /// `end` where its (empty) list would start, and the moves are made again when the
+    /// search comes back to it (see "Compact paths").
     next: u32,
     end: u32,
     /// History length before the edge into this position was played.
@@ -101,6 +119,9 @@ impl Frame {
         }
     }
 }
+
+/// `Frame::next`'s mark of a compact frame (see "Compact paths").
+const COMPACT: u32 = 1 << 31;
 
 /// A `low` that no entered frame's index equals: the frame waits on something this thread
 /// does not track (another thread's state, donated moves, the root of a donated task, whose
@@ -428,6 +449,9 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     let jitter = run.jitter;
     let greedy = run.greedy;
     let mut track = run.prove;
+    let window = run.cfg.path_window;
+    // Frames `1..base` are compact (see "Compact paths").
+    let mut base = 1usize;
     let (budget, done, t0) = (run.budget, run.done, run.t0);
     let sync_every = if run.parallel { SYNC_EVERY } else { 0 };
     let Scratch {
@@ -544,6 +568,10 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         tkeys.push(key);
                         recent[r].1 = index;
                     }
+                    if window > 0 && frames.len() - base > 2 * window {
+                        compact(frames, stack, base, window);
+                        base += window;
+                    }
                     // The path shares the table's budget: a line that outgrows what is left
                     // of `--memory` first gives up its proof tracking (below), then ends the
                     // search as `unknown`, never as a verdict.
@@ -615,13 +643,31 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         if run.stop.load(Ordering::Relaxed) {
             finish!()
         }
+        let top = frames.len().wrapping_sub(1);
         let Some(f) = frames.last_mut() else {
             finish!()
         };
+        if f.next & COMPACT != 0 {
+            // Back at a compact frame: its untried moves are the tail of the list made for
+            // this position, made again (see "Compact paths").
+            let count = (f.next & !COMPACT) as usize;
+            debug_assert_eq!(stack.len(), f.end as usize);
+            if count > 0 {
+                let at = f.hist as usize;
+                let last = moved_card(hist[at], hist.len() - at);
+                pos.generate(prune, jitter, last, &mut list);
+                let made = list.iter().len();
+                stack.extend(list.iter().skip(made - count));
+            }
+            f.next = f.end;
+            f.end += count as u32;
+            base = top;
+        }
         if f.next == f.end {
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
             // later visit by another path is answered from the table).
             let f = frames.pop().expect("frame present");
+            base = base.min(frames.len());
             let index = f.index(track);
             if index != TAINTED && f.low == index {
                 // The root of a component: everything on the open stack from its own entry
@@ -696,9 +742,28 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     }
 }
 
-/// Hands the upper half of the untried moves of the shallowest position on the path that has
-/// any to `donate`, with the line to that position. The moves it keeps slide up to the end
-/// of its list (same order), so that the list still ends where the next one starts.
+/// Makes frames `base..base + window` compact: each keeps the count of its untried moves, and
+/// the lists above slide down over theirs (see "Compact paths").
+fn compact(frames: &mut [Frame], stack: &mut Vec<Move>, base: usize, window: usize) {
+    let start = frames[base - 1].end;
+    let cut = frames[base + window - 1].end;
+    for f in &mut frames[base..base + window] {
+        f.next = COMPACT | (f.end - f.next);
+        f.end = start;
+    }
+    let shift = cut - start;
+    stack.copy_within(cut as usize.., start as usize);
+    stack.truncate(stack.len() - shift as usize);
+    for f in &mut frames[base + window..] {
+        f.next -= shift;
+        f.end -= shift;
+    }
+}
+
+/// Hands the front half of the untried moves of the shallowest position on the path that has
+/// any in its list to `donate`, with the line to that position (a compact frame's count is
+/// never below its `end`, so it is passed over). The moves it keeps stay where they are,
+/// the tail of the list (see "Compact paths").
 fn give_away(
     frames: &mut [Frame],
     stack: &mut [Move],
@@ -710,12 +775,11 @@ fn give_away(
     };
     let f = &frames[k];
     let (next, end) = (f.next as usize, f.end as usize);
-    let mid = next + (end - next) / 2;
-    let moves = stack[mid..end].to_vec();
+    let mid = next + (end - next).div_ceil(2);
+    let moves = stack[next..mid].to_vec();
     // The position of frame `k` is the line up to where frame `k + 1`'s edge begins.
     let at = frames.get(k + 1).map_or(hist.len(), |g| g.hist as usize);
-    stack.copy_within(next..mid, end - (mid - next));
-    frames[k].next = (end - (mid - next)) as u32;
+    frames[k].next = mid as u32;
     // Another thread runs these moves: this frame cannot vouch for them.
     frames[k].low = TAINTED;
     donate((hist[..at].to_vec(), moves));
