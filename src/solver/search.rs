@@ -51,17 +51,20 @@
 //!
 //! # Compact paths
 //! The hard lost deals' paths run millions of positions deep (bc 1770's about as deep as it
-//! has states), and each level's untried moves took more of the path than its frame. So only
-//! the top frames keep their moves: once more than twice [`Solver::path_window`] frames
-//! above the deepest compact one (and the first frame, never compact) hold lists, the
-//! lowest `path_window` of them drop theirs and keep only the count (see [`Frame::next`]).
-//! When the search comes back to a compact frame, the position there is the one its moves
-//! were made for, and [`Position::generate`] is a function of the position, the pruning,
-//! the run's jitter and the card moved into it (read off the line): the same list comes out,
-//! and its last `count` moves are exactly the ones not yet tried, in the same order. The
-//! search is the same, node for node, whatever the window (a test runs it with the smallest).
-//! The lists stay a tail of the generated list because nothing else takes moves from them:
-//! tried moves leave from the front, and [`give_away`] donates the front half.
+//! has states), and each level's untried moves and table slot took more of the path than
+//! the rest of its frame. So only the top of the path is kept whole: the path is the first
+//! frame (never compact: a donated root's moves were not generated there), then the
+//! [`Deep`] frames, then the whole ones; once more than twice [`Solver::path_window`]
+//! frames are whole above the first, the lowest `path_window` of them become deep, keeping
+//! 16 bytes of their 32 and no moves. When the search comes back to a deep frame, the
+//! position there is the one its moves were made for, and [`Position::generate`] is a
+//! function of the position, the pruning, the run's jitter and the card moved into it (read
+//! off the line): the same list comes out, and its last `count` moves are exactly the ones
+//! not yet tried, in the same order. The search is the same, node for node, whatever the
+//! window (a test runs it with the smallest). The lists stay a tail of the generated list
+//! because nothing else takes moves from them: tried moves leave from the front, and
+//! [`give_away`] donates the front half. Leaving a deep frame costs a lookup by key to
+//! unpin it (its slot was not kept), as leaving a proved component's states does.
 
 use super::open::OpenSet;
 use super::table::{Entry, Slot, Table};
@@ -80,15 +83,13 @@ struct Frame {
     /// the top frame's `end` moves (its tried moves are dropped when it gets a child);
     /// [`give_away`] keeps `end`. The untried moves are always the tail of the list
     /// [`Position::generate`] made for the position (a donated root's aside), which is
-    /// what lets a deep frame be *compact*: `next` is [`COMPACT`] plus how many there are,
-    /// `end` where its (empty) list would start, and the moves are made again when the
-    /// search comes back to it (see "Compact paths").
+    /// what lets a deep frame become a [`Deep`] one (see "Compact paths").
     next: u32,
     end: u32,
     /// History length before the edge into this position was played.
     hist: u32,
     /// Its table slot ([`Slot::NONE`] for a donated task's root, which another thread
-    /// entered).
+    /// entered; [`Slot::BY_KEY`] for a frame that was deep, which is unpinned by its key).
     slot: Slot,
     /// The smallest index of an open state its subtree reaches ([`TAINTED`]: one whose
     /// proof this thread cannot see through).
@@ -101,6 +102,28 @@ struct Frame {
 // Deep searches hold millions of frames (the hard lost deals of issue 4 run out of memory on
 // their path, not their table), so a frame is kept to half a cache line.
 const _: () = assert!(std::mem::size_of::<Frame>() == 32);
+
+/// A frame below the top of a long path (see "Compact paths"): its untried moves are the last
+/// `count` of the list made for its position; its list is empty, so it ends where the first
+/// frame's does; its slot is looked up by key when it is left.
+#[derive(Clone, Copy)]
+struct Deep {
+    count: u32,
+    hist: u32,
+    low: u32,
+    tpos: u32,
+}
+
+impl Deep {
+    fn of(f: &Frame) -> Deep {
+        Deep {
+            count: f.end - f.next,
+            hist: f.hist,
+            low: f.low,
+            tpos: f.tpos,
+        }
+    }
+}
 
 impl Frame {
     /// Its number in this thread's entry order (see "Proofs that outlive an attempt"): its
@@ -119,9 +142,6 @@ impl Frame {
         }
     }
 }
-
-/// `Frame::next`'s mark of a compact frame (see "Compact paths").
-const COMPACT: u32 = 1 << 31;
 
 /// A `low` that no entered frame's index equals: the frame waits on something this thread
 /// does not track (another thread's state, donated moves, the root of a donated task, whose
@@ -176,6 +196,8 @@ pub(super) struct Scratch<const W: usize> {
     hist: Vec<Move>,
     stack: Vec<Move>,
     frames: Vec<Frame>,
+    /// The deep frames, between `frames[0]` and `frames[1]` on the path.
+    deep: Vec<Deep>,
     /// Recently entered keys and what each is (its index while open, [`PROVED`],
     /// [`TAINTED`]).
     recent: Vec<([u64; W], u32)>,
@@ -199,12 +221,14 @@ fn path_bytes<const W: usize>(
     hist: &[Move],
     stack: &[Move],
     frames: &[Frame],
+    deep: &[Deep],
     tkeys: &[[u64; W]],
     open: &OpenSet,
 ) -> usize {
     std::mem::size_of_val(hist)
         + std::mem::size_of_val(stack)
         + std::mem::size_of_val(frames)
+        + std::mem::size_of_val(deep)
         + std::mem::size_of_val(tkeys)
         + open.bytes()
 }
@@ -218,6 +242,7 @@ impl<const W: usize> Scratch<W> {
             hist: Vec::new(),
             stack: Vec::new(),
             frames: Vec::new(),
+            deep: Vec::new(),
             recent: vec![([0; W], 0); n],
             open: OpenSet::default(),
             tkeys: Vec::new(),
@@ -450,14 +475,13 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     let greedy = run.greedy;
     let mut track = run.prove;
     let window = run.cfg.path_window;
-    // Frames `1..base` are compact (see "Compact paths").
-    let mut base = 1usize;
     let (budget, done, t0) = (run.budget, run.done, run.t0);
     let sync_every = if run.parallel { SYNC_EVERY } else { 0 };
     let Scratch {
         hist,
         stack,
         frames,
+        deep,
         recent,
         open,
         tkeys,
@@ -468,6 +492,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     hist.extend_from_slice(prefix);
     stack.clear();
     frames.clear();
+    deep.clear();
     let mut list = MoveList::default();
     let mut nodes: u64 = 0;
     let mut synced: u64 = 0;
@@ -568,14 +593,13 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                         tkeys.push(key);
                         recent[r].1 = index;
                     }
-                    if window > 0 && frames.len() - base > 2 * window {
-                        compact(frames, stack, base, window);
-                        base += window;
+                    if window > 0 && frames.len() > 2 * window + 1 {
+                        compact(frames, deep, stack, window);
                     }
                     // The path shares the table's budget: a line that outgrows what is left
                     // of `--memory` first gives up its proof tracking (below), then ends the
                     // search as `unknown`, never as a verdict.
-                    let mut path = path_bytes(hist, stack, frames, tkeys, open);
+                    let mut path = path_bytes(hist, stack, frames, deep, tkeys, open);
                     peak_path = peak_path.max(path);
                     while path > *charged {
                         let add = (path - *charged).next_multiple_of(PATH_CHUNK);
@@ -602,7 +626,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                             *open = OpenSet::default();
                             *tkeys = Vec::new();
                             run.untracked.store(true, Ordering::Relaxed);
-                            path = path_bytes(hist, stack, frames, tkeys, open);
+                            path = path_bytes(hist, stack, frames, deep, tkeys, open);
                         } else {
                             run.halt(Some(Limit::Memory));
                             finish!()
@@ -643,31 +667,36 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         if run.stop.load(Ordering::Relaxed) {
             finish!()
         }
-        let top = frames.len().wrapping_sub(1);
+        if frames.len() == 1 {
+            if let Some(d) = deep.pop() {
+                // Back at a deep frame: it becomes whole again, its untried moves the tail
+                // of the list made for this position, made again (see "Compact paths").
+                let start = frames[0].end;
+                debug_assert_eq!(stack.len(), start as usize);
+                if d.count > 0 {
+                    let at = d.hist as usize;
+                    let last = moved_card(hist[at], hist.len() - at);
+                    pos.generate(prune, jitter, last, &mut list);
+                    let made = list.iter().len();
+                    stack.extend(list.iter().skip(made - d.count as usize));
+                }
+                frames.push(Frame {
+                    next: start,
+                    end: start + d.count,
+                    hist: d.hist,
+                    slot: Slot::BY_KEY,
+                    low: d.low,
+                    tpos: d.tpos,
+                });
+            }
+        }
         let Some(f) = frames.last_mut() else {
             finish!()
         };
-        if f.next & COMPACT != 0 {
-            // Back at a compact frame: its untried moves are the tail of the list made for
-            // this position, made again (see "Compact paths").
-            let count = (f.next & !COMPACT) as usize;
-            debug_assert_eq!(stack.len(), f.end as usize);
-            if count > 0 {
-                let at = f.hist as usize;
-                let last = moved_card(hist[at], hist.len() - at);
-                pos.generate(prune, jitter, last, &mut list);
-                let made = list.iter().len();
-                stack.extend(list.iter().skip(made - count));
-            }
-            f.next = f.end;
-            f.end += count as u32;
-            base = top;
-        }
         if f.next == f.end {
             // Every move of this position was tried: leave it (unpin; it stays stored, so a
             // later visit by another path is answered from the table).
             let f = frames.pop().expect("frame present");
-            base = base.min(frames.len());
             let index = f.index(track);
             if index != TAINTED && f.low == index {
                 // The root of a component: everything on the open stack from its own entry
@@ -688,8 +717,14 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 if f.slot != Slot::NONE {
                     table.unpin(f.slot, || pos.key::<W>().expect("key fits"));
                 }
-                if let Some(g) = frames.last_mut() {
-                    g.low = g.low.min(f.low);
+                // The frame below: the last deep one when this was the lowest whole one.
+                match deep.last_mut() {
+                    Some(d) if frames.len() == 1 => d.low = d.low.min(f.low),
+                    _ => {
+                        if let Some(g) = frames.last_mut() {
+                            g.low = g.low.min(f.low);
+                        }
+                    }
                 }
             }
             stack.truncate(frames.last().map_or(0, |g| g.end as usize));
@@ -723,7 +758,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             }
         }
         if run.parallel && nodes & run.donate_mask == 0 && run.queued.load(Ordering::Relaxed) == 0 {
-            give_away(frames, stack, hist, donate);
+            give_away(frames, deep, stack, hist, donate);
         }
         if nodes & CLOCK_EVERY == 0 {
             let seconds = t0.elapsed().as_secs_f64();
@@ -742,30 +777,28 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     }
 }
 
-/// Makes frames `base..base + window` compact: each keeps the count of its untried moves, and
-/// the lists above slide down over theirs (see "Compact paths").
-fn compact(frames: &mut [Frame], stack: &mut Vec<Move>, base: usize, window: usize) {
-    let start = frames[base - 1].end;
-    let cut = frames[base + window - 1].end;
-    for f in &mut frames[base..base + window] {
-        f.next = COMPACT | (f.end - f.next);
-        f.end = start;
-    }
+/// Makes the lowest `window` whole frames above the first deep ones (see "Compact paths"):
+/// their lists go, and the lists above slide down over them.
+fn compact(frames: &mut Vec<Frame>, deep: &mut Vec<Deep>, stack: &mut Vec<Move>, window: usize) {
+    let start = frames[0].end;
+    let cut = frames[window].end;
+    deep.extend(frames.drain(1..=window).map(|f| Deep::of(&f)));
     let shift = cut - start;
     stack.copy_within(cut as usize.., start as usize);
     stack.truncate(stack.len() - shift as usize);
-    for f in &mut frames[base + window..] {
+    for f in &mut frames[1..] {
         f.next -= shift;
         f.end -= shift;
     }
 }
 
-/// Hands the front half of the untried moves of the shallowest position on the path that has
-/// any in its list to `donate`, with the line to that position (a compact frame's count is
-/// never below its `end`, so it is passed over). The moves it keeps stay where they are,
-/// the tail of the list (see "Compact paths").
+/// Hands the front half of the untried moves of the shallowest whole position on the path that
+/// has any to `donate`, with the line to that position (deep frames, whose moves are not at
+/// hand, are passed over). The moves it keeps stay where they are, the tail of the list (see
+/// "Compact paths").
 fn give_away(
     frames: &mut [Frame],
+    deep: &[Deep],
     stack: &mut [Move],
     hist: &[Move],
     donate: &mut dyn FnMut(Task),
@@ -778,7 +811,10 @@ fn give_away(
     let mid = next + (end - next).div_ceil(2);
     let moves = stack[next..mid].to_vec();
     // The position of frame `k` is the line up to where frame `k + 1`'s edge begins.
-    let at = frames.get(k + 1).map_or(hist.len(), |g| g.hist as usize);
+    let at = match deep.first() {
+        Some(d) if k == 0 => d.hist as usize,
+        _ => frames.get(k + 1).map_or(hist.len(), |g| g.hist as usize),
+    };
     frames[k].next = mid as u32;
     // Another thread runs these moves: this frame cannot vouch for them.
     frames[k].low = TAINTED;

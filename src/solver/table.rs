@@ -78,6 +78,12 @@ impl Slot {
         idx: 0,
         epoch: 0,
     };
+    /// A slot not kept: [`Table::unpin`] looks the key up.
+    pub const BY_KEY: Slot = Slot {
+        seg: u32::MAX - 1,
+        idx: 0,
+        epoch: 0,
+    };
 }
 
 /// The mixed hash of a key: segment from the top bits, home from the next, tag from the low.
@@ -689,7 +695,8 @@ impl<const W: usize> Table<W> {
     }
 
     /// Unpins the key stored at `slot` (the search has left that state); it stays open. If
-    /// its segment has grown since, the key (from `key`, called only then) is looked up again.
+    /// its segment has grown since, or the slot is [`Slot::BY_KEY`], the key (from `key`,
+    /// called only then) is looked up.
     #[inline]
     pub fn unpin(&mut self, slot: Slot, key: impl FnOnce() -> [u64; W]) {
         let bits = (self.short.seg_bits, self.long.seg_bits);
@@ -798,7 +805,7 @@ fn route<const W: usize, R>(
 
 /// The one body of [`Table::unpin`] and [`Table::unpin_shared`] (see [`enter_via`]). A pinned
 /// key cannot have been replaced, so only a growth (a new epoch) moves it; then the key
-/// (from `key`, called only then) is looked up again.
+/// (from `key`, called only then) is looked up again, as it is for [`Slot::BY_KEY`].
 #[inline]
 fn unpin_via<const W: usize, A, B>(
     slot: Slot,
@@ -810,6 +817,15 @@ fn unpin_via<const W: usize, A, B>(
     A: std::ops::DerefMut<Target = Segment<2>>,
     B: std::ops::DerefMut<Target = Segment<W>>,
 {
+    if slot == Slot::BY_KEY {
+        route(
+            &key(),
+            (short_bits, long_bits),
+            |k2, h, s| short(s).clear_bits(k2, h, short_bits, PIN),
+            |k, h, s| long(s).clear_bits(k, h, long_bits, PIN),
+        );
+        return;
+    }
     if slot.seg & WIDE == 0 {
         let key = || short_form(&key());
         unpin_in(&mut short(slot.seg as usize), slot, key, short_bits);
