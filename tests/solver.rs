@@ -331,7 +331,7 @@ fn a_path_short_of_room_drops_its_proof_tracking_and_keeps_the_verdict() {
 /// Compact paths (deep frames keep a count of their untried moves and make them again on the
 /// way back) change nothing but memory: with the smallest window, where almost every frame
 /// is compact, one thread searches the very same nodes and finds the very same line as with
-/// every list kept, in every variant; two threads (donating work from the lists they keep)
+/// every list kept, in every variant, and with proofs kept from attempt to attempt; two threads (donating work from the lists they keep)
 /// reach the same verdicts.
 #[test]
 fn compact_paths_search_the_same_nodes() {
@@ -375,6 +375,21 @@ fn compact_paths_search_the_same_nodes() {
             assert_eq!(compact.nodes, whole.nodes, "{what}");
             assert_eq!(compact.states, whole.states, "{what}");
             assert_eq!(compact.moves, whole.moves, "{what}");
+            // With proofs kept from tiny attempts: the same nodes again.
+            let proving = |window: usize| Solver {
+                limits: Limits {
+                    max_nodes: Some(100_000),
+                    ..Limits::default()
+                },
+                path_window: window,
+                ..proofs_from_tiny_attempts(1)
+            };
+            let (whole_p, compact_p) = (
+                solve_checked(&proving(0), &deal),
+                solve_checked(&proving(1), &deal),
+            );
+            assert_eq!(compact_p.verdict, whole_p.verdict, "{what}, proofs kept");
+            assert_eq!(compact_p.nodes, whole_p.nodes, "{what}, proofs kept");
             let two = solve_checked(&with(1, 2), &deal);
             if two.verdict != Verdict::Unknown && whole.verdict != Verdict::Unknown {
                 assert_eq!(two.verdict, whole.verdict, "{what}, two threads");
