@@ -114,6 +114,8 @@ struct Deep {
     tpos: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Deep>() == 16);
+
 impl Deep {
     fn of(f: &Frame) -> Deep {
         Deep {
@@ -718,13 +720,10 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     table.unpin(f.slot, || pos.key::<W>().expect("key fits"));
                 }
                 // The frame below: the last deep one when this was the lowest whole one.
-                match deep.last_mut() {
-                    Some(d) if frames.len() == 1 => d.low = d.low.min(f.low),
-                    _ => {
-                        if let Some(g) = frames.last_mut() {
-                            g.low = g.low.min(f.low);
-                        }
-                    }
+                if let (Some(d), 1) = (deep.last_mut(), frames.len()) {
+                    d.low = d.low.min(f.low);
+                } else if let Some(g) = frames.last_mut() {
+                    g.low = g.low.min(f.low);
                 }
             }
             stack.truncate(frames.last().map_or(0, |g| g.end as usize));
