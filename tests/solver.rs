@@ -404,6 +404,46 @@ fn compact_paths_search_the_same_nodes() {
     assert!(decided >= 100, "only {decided} deals decided");
 }
 
+/// Deep frames change where the path keeps its bookkeeping, not what it proves: one attempt
+/// cut at 100,000 nodes proves exactly the same states lost with a window of one frame, of
+/// four, and with every frame whole. (Each deep frame's `low` is handed down from the whole
+/// frame above it when that one is left; dropping that hand-off proves 15% more states on bc
+/// deal 18 here, states that rest on open ones below, and this test is what catches it: the
+/// small positions of `states_proved_in_a_cut_attempt_are_lost` have lines too short for it.)
+#[test]
+fn compact_paths_prove_the_same_states() {
+    let rules = Variant::BeleagueredCastle.rules();
+    let results: Vec<(usize, Vec<String>)> = (1..=40u64)
+        .into_par_iter()
+        .map(|seed| {
+            let deal = Deal::from_seed(rules, seed);
+            let proved = |window: usize| {
+                let solver = Solver {
+                    path_window: window,
+                    ..Solver::default()
+                };
+                let mut keys = solver.proved_in_one_attempt(&deal, 100_000, 0);
+                keys.sort_unstable();
+                keys
+            };
+            let whole = proved(0);
+            let differ = [1, 4]
+                .into_iter()
+                .filter(|&w| proved(w) != whole)
+                .map(|w| format!("deal {seed}, window {w} ({} proved whole)", whole.len()))
+                .collect();
+            (whole.len(), differ)
+        })
+        .collect();
+    let differ: Vec<&String> = results.iter().flat_map(|r| &r.1).collect();
+    assert!(
+        differ.is_empty(),
+        "other proofs with deep frames: {differ:?}"
+    );
+    let proofs: usize = results.iter().map(|r| r.0).sum();
+    assert!(proofs >= 100_000, "only {proofs} states proved");
+}
+
 /// The search path shares the memory budget: a deal whose depth-first line runs millions of
 /// positions deep (bc 1770: a path of several GiB beside a 2 GiB table, before paths were
 /// counted) ends `unknown` (memory) under a small budget, with path and table together held to
@@ -704,7 +744,7 @@ fn winnable_positions(
 /// positions that cannot be won, whatever it was cut in the middle of. The truth comes from
 /// the independent checker's moves over every reachable position; the attempts run with every
 /// reduction (the path-dependent `no_repeat` included) on one thread and on two, the latter
-/// splitting work at every node.
+/// splitting work at every node, each with whole frames and with deep ones.
 #[test]
 fn states_proved_in_a_cut_attempt_are_lost() {
     let two = Solver {
@@ -714,7 +754,19 @@ fn states_proved_in_a_cut_attempt_are_lost() {
     // Two threads split work as often as they can (donated tasks and tainted frames at
     // every turn; with the usual 1,024 nodes between looks, these small searches would
     // hardly split at all).
-    let solvers = [(Solver::default(), 0), (two, 0)];
+    // And with a path window of one frame, so that these short lines keep most of their
+    // frames deep (16 bytes, no moves): a deep frame's `low`, handed down from the whole
+    // frame above it, decides which states a proof may take.
+    let deep = |s: Solver| Solver {
+        path_window: 1,
+        ..s
+    };
+    let solvers = [
+        (Solver::default(), 0),
+        (two, 0),
+        (deep(Solver::default()), 0),
+        (deep(two), 0),
+    ];
     let results: Vec<(usize, usize)> = (1..=100u64)
         .into_par_iter()
         .map(|s| {
@@ -732,8 +784,10 @@ fn states_proved_in_a_cut_attempt_are_lost() {
                             won,
                             Some(true),
                             "small position {s}: a winnable position was proved lost \
-                             ({budget} nodes, {} threads, donation mask {donate_mask})",
-                            solver.threads
+                             ({budget} nodes, {} threads, donation mask {donate_mask}, \
+                             path window {})",
+                            solver.threads,
+                            solver.path_window
                         );
                         proved += usize::from(won == Some(false));
                     }
