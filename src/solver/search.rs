@@ -171,6 +171,19 @@ pub(super) fn autoplay(pos: &mut Position, prune: Pruning, greedy: bool, hist: &
     }
 }
 
+/// [`autoplay`] after the search plays `m` from a position it entered (so one with no safe
+/// move left): the first look is [`Position::safe_move_after`]'s, which plays the same moves.
+#[inline]
+fn autoplay_after(pos: &mut Position, m: Move, prune: Pruning, greedy: bool, hist: &mut Vec<Move>) {
+    if greedy || !prune.safe_autoplay {
+        return autoplay(pos, prune, greedy, hist);
+    }
+    if let Some(first) = pos.safe_move_after(m) {
+        pos.play(first, hist);
+        autoplay(pos, prune, greedy, hist);
+    }
+}
+
 #[inline]
 fn undo_to(pos: &mut Position, hist: &mut Vec<Move>, len: usize) {
     while hist.len() > len {
@@ -734,7 +747,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         f.next += 1;
         let before = hist.len();
         pos.play(m, hist);
-        autoplay(pos, prune, greedy, hist);
+        autoplay_after(pos, m, prune, greedy, hist);
         // The card just moved, if nothing else moved with it (see `Position::generate`).
         let last = moved_card(m, hist.len() - before);
         if pos.home() > best_home {
