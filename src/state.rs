@@ -1477,6 +1477,52 @@ mod tests {
         })
     }
 
+    /// `safe_move_after` finds what `safe_move` finds, from every position with no safe move
+    /// left (as the search enters them), on random walks of every variant and option, with
+    /// the start ranks that make the Beleaguered Castle family's safe moves common.
+    #[test]
+    fn the_safe_move_after_a_move_is_the_full_scans() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let (mut checked, mut found) = (0, 0);
+        let start_ranks = [None, Some(0), Some(5), Some(9)];
+        for (v, rules) in every_rule_set() {
+            for start in start_ranks {
+                let rules = match start {
+                    Some(k) => match rules.with_start_rank(k) {
+                        Ok(r) => r,
+                        Err(_) => continue, // not of the Beleaguered Castle family
+                    },
+                    None => rules,
+                };
+                for seed in 1..=16 {
+                    let mut p = Position::new(&Deal::from_seed(rules, seed));
+                    let mut list = MoveList::default();
+                    let mut hist = Vec::new();
+                    for _ in 0..600 {
+                        while let Some(m) = p.safe_move() {
+                            p.play(m, &mut hist);
+                        }
+                        p.generate(Pruning::NONE, 0, None, &mut list);
+                        if list.is_empty() {
+                            break;
+                        }
+                        let m = list.get(rng.gen_range(0..list.len()));
+                        p.play(m, &mut hist);
+                        let full = p.safe_move();
+                        assert_eq!(p.safe_move_after(m), full, "{v:?} seed {seed}: after {m:?}");
+                        checked += 1;
+                        found += usize::from(full.is_some());
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 100_000 && found > 500,
+            "{checked} moves, {found} safe moves"
+        );
+    }
+
     /// `moves_left_bound` is consistent, as the short search's proof of the shortest needs: on
     /// random walks of every variant and option, no move (with the moves it sets off) lowers
     /// the bound by more than the moves it counts, and a won position's bound is zero.
