@@ -143,7 +143,7 @@ impl OpenSet {
     /// and the later one is searched in full like the first.
     pub fn insert<const W: usize>(&mut self, keys: &[[u64; W]], key: &[u64; W], pos: u32) {
         debug_assert!(&keys[pos as usize] == key);
-        if (self.len + 1) * 4 > self.slots.len() * 3 {
+        if self.growth_bytes().is_some() {
             self.grow();
         }
         let h = hash(key);
@@ -163,6 +163,14 @@ impl OpenSet {
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// If the next [`OpenSet::insert`] grows the set: the bytes of the new array, which it
+    /// holds beside the old one while it moves the entries over.
+    #[inline]
+    pub fn growth_bytes(&self) -> Option<usize> {
+        ((self.len + 1) * 4 > self.slots.len() * 3)
+            .then(|| (self.slots.len() * 2).max(64) * std::mem::size_of::<u64>())
     }
 
     fn grow(&mut self) {
@@ -194,10 +202,12 @@ mod tests {
     use std::collections::HashMap;
 
     /// Random inserts and removals, by key and by position, against a map, with keys drawn
-    /// from a small pool so that repeats, growth and long probe runs happen.
+    /// from a small pool so that repeats, growth and long probe runs happen; every growth is
+    /// the one `growth_bytes` announced.
     #[test]
     fn agrees_with_a_map() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut grew = 0;
         for round in 0..20 {
             let mut keys: Vec<[u64; 2]> = Vec::new();
             let mut set = OpenSet::default();
@@ -209,8 +219,12 @@ mod tests {
                     0 | 1 => {
                         keys.push(key);
                         let pos = keys.len() as u32 - 1;
+                        // The growth the search charges for in advance is the one made.
+                        let (before, growth) = (set.bytes(), set.growth_bytes());
                         set.insert(&keys, &key, pos);
                         model.insert(key, pos);
+                        assert_eq!(set.bytes(), growth.unwrap_or(before));
+                        grew += usize::from(growth.is_some());
                     }
                     2 => assert_eq!(set.remove_key(&keys, &key), model.remove(&key)),
                     _ => {
@@ -231,6 +245,7 @@ mod tests {
             set.clear();
             assert_eq!(set.remove_key(&keys, &keys[0].clone()), None);
         }
+        assert!(grew >= 40, "the set grew only {grew} times");
     }
 
     /// A position that is no longer the entry for its key is not removed in its stead.

@@ -530,6 +530,49 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         }};
     }
 
+    // Charges the path's bytes (and `$extra` more, while proofs are tracked: what the open
+    // set is about to take for a moment) to the table's budget. The path shares the table's
+    // budget: a line that outgrows what is left of `--memory` first gives up its proof
+    // tracking (below), then ends the search as `unknown`, never as a verdict.
+    macro_rules! charge {
+        ($extra:expr) => {{
+            let extra = if track { $extra } else { 0 };
+            let mut path = path_bytes(hist, stack, frames, deep, tkeys, open) + extra;
+            peak_path = peak_path.max(path);
+            while path > *charged {
+                let add = (path - *charged).next_multiple_of(PATH_CHUNK);
+                if table.table().charge_path(add) {
+                    *charged += add;
+                } else if track {
+                    // Out of room while tracking proofs: stop tracking for the rest
+                    // of this attempt rather than stop the search. The open stack and
+                    // set go (on bc 1770, whose components span its whole path, over
+                    // a third of it), and with them only proofs not yet made: those
+                    // made so far rest on finished states and stand. With no index,
+                    // no frame roots a component from here on, so nothing is proved
+                    // that this thread cannot vouch for; its open states stay open
+                    // (tainted to whoever meets them) and are forgotten after the
+                    // attempt. The attempt itself stays a complete search: its
+                    // "entered" marks need no proofs. The freed bytes stay charged to
+                    // this path, so the table cannot take them back.
+                    track = false;
+                    for e in recent.iter_mut() {
+                        if e.1 != PROVED {
+                            e.1 = TAINTED;
+                        }
+                    }
+                    *open = OpenSet::default();
+                    *tkeys = Vec::new();
+                    run.untracked.store(true, Ordering::Relaxed);
+                    path = path_bytes(hist, stack, frames, deep, tkeys, open);
+                } else {
+                    run.halt(Some(Limit::Memory));
+                    finish!()
+                }
+            }
+        }};
+    }
+
     // Enters the position `pos` stands in: stores its key and pushes its frame. A hit tells
     // the current frame's `low` what the state met is (see the module docs).
     macro_rules! enter {
@@ -546,7 +589,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 Entry::Present
             } else {
                 let entry = table.enter(&key);
-                let what = match entry {
+                let mut what = match entry {
                     Entry::Present => PROVED,
                     // Ours (moved back from the set to the cache), or another's.
                     Entry::Open if track => open.remove_key(tkeys, &key).map_or(TAINTED, |p| p + 1),
@@ -556,6 +599,20 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     f.low = f.low.min(what);
                 }
                 if entry != Entry::NoRoom {
+                    // An open state the cache evicts goes to the open set; if that makes the
+                    // set grow, its old and new arrays are held together for a moment, and
+                    // the budget must cover both first (on bc 2461 with 14 GiB, uncharged,
+                    // that moment went some 2.5 GiB past `--memory`).
+                    let v = recent[r].1;
+                    if v != PROVED && v != TAINTED {
+                        if let Some(extra) = open.growth_bytes() {
+                            charge!(extra);
+                            if !track && what != PROVED {
+                                // Tracking was dropped for want of room: no index stands.
+                                what = TAINTED;
+                            }
+                        }
+                    }
                     cache_put(recent, r, key, what, open, tkeys);
                 }
                 entry
@@ -611,42 +668,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     if window > 0 && frames.len() > 2 * window + 1 {
                         compact(frames, deep, stack, window);
                     }
-                    // The path shares the table's budget: a line that outgrows what is left
-                    // of `--memory` first gives up its proof tracking (below), then ends the
-                    // search as `unknown`, never as a verdict.
-                    let mut path = path_bytes(hist, stack, frames, deep, tkeys, open);
-                    peak_path = peak_path.max(path);
-                    while path > *charged {
-                        let add = (path - *charged).next_multiple_of(PATH_CHUNK);
-                        if table.table().charge_path(add) {
-                            *charged += add;
-                        } else if track {
-                            // Out of room while tracking proofs: stop tracking for the rest
-                            // of this attempt rather than stop the search. The open stack and
-                            // set go (on bc 1770, whose components span its whole path, over
-                            // a third of it), and with them only proofs not yet made: those
-                            // made so far rest on finished states and stand. With no index,
-                            // no frame roots a component from here on, so nothing is proved
-                            // that this thread cannot vouch for; its open states stay open
-                            // (tainted to whoever meets them) and are forgotten after the
-                            // attempt. The attempt itself stays a complete search: its
-                            // "entered" marks need no proofs. The freed bytes stay charged to
-                            // this path, so the table cannot take them back.
-                            track = false;
-                            for e in recent.iter_mut() {
-                                if e.1 != PROVED {
-                                    e.1 = TAINTED;
-                                }
-                            }
-                            *open = OpenSet::default();
-                            *tkeys = Vec::new();
-                            run.untracked.store(true, Ordering::Relaxed);
-                            path = path_bytes(hist, stack, frames, deep, tkeys, open);
-                        } else {
-                            run.halt(Some(Limit::Memory));
-                            finish!()
-                        }
-                    }
+                    charge!(0);
                     true
                 }
             }
