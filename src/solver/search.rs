@@ -225,14 +225,20 @@ pub(super) struct Scratch<const W: usize> {
     /// table's account ([`Table::charge_path`]); when the path needs more and the account has
     /// none, the search stops with [`Limit::Memory`].
     charged: usize,
+    /// The most bytes each path buffer ever held (see [`path_bytes`]).
+    high: [usize; 5],
 }
 
-/// Bytes the search path holds: the line from the deal, the untried moves of every position
-/// on it, their frames, the open stack and the open set (its whole capacity). Every element
-/// was written, so its pages are resident; a buffer never shrinks, so the most this ever was
-/// is what the path costs in memory.
+/// Bytes the search path holds resident: the line from the deal, the untried moves of every
+/// position on it, their frames (whole and deep), the open stack, and the open set (its whole
+/// capacity). A buffer never shrinks, so every page it ever wrote stays resident: each counts
+/// at the most it ever held (`high`, one entry per buffer, kept from attempt to attempt). The
+/// most the sum ever was is less when the buffers peak at different times: on bc 2461 with
+/// 14 GiB, a later attempt's open stack and set grew 1.6 GB beside the line an earlier attempt
+/// had left, uncharged, and the process went that far past `--memory`.
 #[inline]
 fn path_bytes<const W: usize>(
+    high: &mut [usize; 5],
     hist: &[Move],
     stack: &[Move],
     frames: &[Frame],
@@ -240,13 +246,23 @@ fn path_bytes<const W: usize>(
     tkeys: &[[u64; W]],
     open: &OpenSet,
 ) -> usize {
-    std::mem::size_of_val(hist)
-        + std::mem::size_of_val(stack)
-        + std::mem::size_of_val(frames)
-        + std::mem::size_of_val(deep)
-        + std::mem::size_of_val(tkeys)
-        + open.bytes()
+    let now = [
+        std::mem::size_of_val(hist),
+        std::mem::size_of_val(stack),
+        std::mem::size_of_val(frames),
+        std::mem::size_of_val(deep),
+        std::mem::size_of_val(tkeys),
+    ];
+    let mut sum = open.bytes();
+    for (h, n) in high.iter_mut().zip(now) {
+        *h = (*h).max(n);
+        sum += *h;
+    }
+    sum
 }
+
+/// Where [`path_bytes`] keeps the open stack's high-water mark (reset when the stack is freed).
+const HIGH_TKEYS: usize = 4;
 
 impl<const W: usize> Scratch<W> {
     /// Buffers with a recent-key cache of at most `cache_bytes` (2^13 keys at most).
@@ -262,6 +278,7 @@ impl<const W: usize> Scratch<W> {
             open: OpenSet::default(),
             tkeys: Vec::new(),
             charged: 0,
+            high: [0; 5],
         }
     }
 
@@ -501,6 +518,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         open,
         tkeys,
         charged,
+        high,
     } = scratch;
     let mut peak_path = 0usize;
     hist.clear();
@@ -537,7 +555,7 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
     macro_rules! charge {
         ($extra:expr) => {{
             let extra = if track { $extra } else { 0 };
-            let mut path = path_bytes(hist, stack, frames, deep, tkeys, open) + extra;
+            let mut path = path_bytes(high, hist, stack, frames, deep, tkeys, open) + extra;
             peak_path = peak_path.max(path);
             while path > *charged {
                 let add = (path - *charged).next_multiple_of(PATH_CHUNK);
@@ -563,8 +581,9 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     }
                     *open = OpenSet::default();
                     *tkeys = Vec::new();
+                    high[HIGH_TKEYS] = 0;
                     run.untracked.store(true, Ordering::Relaxed);
-                    path = path_bytes(hist, stack, frames, deep, tkeys, open);
+                    path = path_bytes(high, hist, stack, frames, deep, tkeys, open);
                 } else {
                     run.halt(Some(Limit::Memory));
                     finish!()
@@ -930,4 +949,31 @@ fn task<'s, const W: usize>(
         &mut donate,
         &mut |_| {},
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card::{Card, Suit};
+
+    /// Buffers that peak at different times are charged for both peaks: a long line left by
+    /// one attempt stays resident while the next attempt's open stack grows, and the path is
+    /// what the two hold together; freeing the open stack (dropped tracking) takes it off.
+    #[test]
+    fn the_path_counts_each_buffer_at_its_peak() {
+        let mut high = [0; 5];
+        let open = OpenSet::default();
+        let line = vec![Move::single(Card::new(1, Suit::Clubs), 0, 1); 1000];
+        let keys = vec![[0u64; 2]; 500];
+        let none: &[[u64; 2]] = &[];
+        let first = path_bytes(&mut high, &line, &[], &[], &[], none, &open);
+        assert_eq!(first, std::mem::size_of_val(&line[..]));
+        let next = path_bytes(&mut high, &line[..10], &[], &[], &[], &keys, &open);
+        assert_eq!(next, first + std::mem::size_of_val(&keys[..]));
+        high[HIGH_TKEYS] = 0;
+        assert_eq!(
+            path_bytes(&mut high, &[], &[], &[], &[], none, &open),
+            first
+        );
+    }
 }
