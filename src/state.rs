@@ -400,14 +400,12 @@ impl Position {
             let j = self.bottom_of[c.code() as usize];
             self.col[i] = j;
             self.run[i] = 0;
-            if j == NONE {
-                self.refilled |= 1 << i;
-            }
             if j != NONE {
                 self.prefix[i] = 1;
                 self.slot_of_col[j as usize] = i as u8;
             } else {
                 self.prefix[i] = 0;
+                self.refilled |= 1 << i;
             }
         } else {
             let j = self.col[i];
@@ -683,25 +681,30 @@ impl Position {
         if self.foundation_return {
             return None;
         }
+        self.first_fitting(|c, len| self.safe_to_send(c, len))
+    }
+
+    /// The rule of [`Position::safe_move`] for one card `c` that fits its foundation, `len`
+    /// its pile's length (0 for a cell card), by build rule (the arguments above); never true
+    /// where no argument applies (two decks with another build rule). Without foundation
+    /// return only.
+    #[inline]
+    fn safe_to_send(&self, c: Card, len: u8) -> bool {
         match (self.build, self.two_decks) {
             (Build::DownAnySuit, false) => {
-                let min = *self.found[..4].iter().min().unwrap_or(&0);
-                self.first_fitting(|c, _| c.rank() <= min + 2)
+                c.rank() <= *self.found[..4].iter().min().unwrap_or(&0) + 2
             }
-            (Build::UpDownSuit, false) => self.first_fitting(|_, _| true),
+            (Build::UpDownSuit, false) => true,
             (Build::DownSuit, _) => {
-                let fill = self.must_fill();
-                self.first_fitting(|c, len| {
-                    let s = c.suit_index();
-                    let low = if self.two_decks {
-                        self.found[s + 4]
-                    } else {
-                        self.found[s]
-                    };
-                    low + 1 >= c.rank() && (len != 1 || !fill)
-                })
+                let s = c.suit_index();
+                let low = if self.two_decks {
+                    self.found[s + 4]
+                } else {
+                    self.found[s]
+                };
+                low + 1 >= c.rank() && (len != 1 || !self.must_fill())
             }
-            _ => None,
+            _ => false,
         }
     }
 
@@ -711,8 +714,9 @@ impl Position {
     /// between tableau piles and cells leaves the foundations as they were and uncovers at
     /// most one card, the new top of `m.from`: every other top or cell card was a top or cell
     /// card before, where it was not safe, and whether it is safe depends only on itself and
-    /// the foundations (the pile-length clause belongs to stock games). So that card is the
-    /// only candidate, and it is the one a full scan would find. Any other move scans.
+    /// the foundations ([`Position::safe_to_send`]: its pile-length clause needs a stock). So
+    /// that card is the only candidate, and it is the one a full scan would find. Any other
+    /// move scans.
     #[inline]
     pub fn safe_move_after(&self, m: Move) -> Option<Move> {
         let local = !self.two_decks
@@ -728,15 +732,8 @@ impl Position {
         }
         let i = m.from as usize;
         let c = self.top(i)?;
-        if !self.fits_foundation(c) {
-            return None;
-        }
-        let safe = match self.build {
-            Build::DownAnySuit => c.rank() <= *self.found[..4].iter().min().unwrap_or(&0) + 2,
-            Build::UpDownSuit => true,
-            Build::DownSuit => return self.safe_move(),
-        };
-        safe.then(|| Move::single(c, m.from, FOUNDATION))
+        (self.fits_foundation(c) && self.safe_to_send(c, self.len[i]))
+            .then(|| Move::single(c, m.from, FOUNDATION))
     }
 
     /// Any move to the foundations (a tableau top, a cell card, then the waste top): the quick

@@ -287,9 +287,9 @@ fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
 /// ample budget gives. The budgets are the smallest at which these deals' tracked paths no
 /// longer fit one thread (found by trying, with no per-thread floor): bc 179 is lost, its
 /// path about 2 MB beside a 7 MB table; bc 40 is won, its path 6 MB beside a 3 MB table.
-/// (Since the open set's growth is charged before it happens, the path keeps the budget it
-/// charged and the table stops growing sooner: bc 179's path no longer runs short at 10 to
-/// 14 MiB, where it did before.)
+/// (Since the open set's growth is charged before it happens, bc 179's tracked path fits at
+/// 10 to 24 MiB and runs short only at 8 and 9: the early charge changes which of path and
+/// table takes the room first; not traced further.)
 #[test]
 fn a_path_short_of_room_drops_its_proof_tracking_and_keeps_the_verdict() {
     let rules = Variant::BeleagueredCastle.rules();

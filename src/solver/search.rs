@@ -234,7 +234,7 @@ pub(super) struct Scratch<const W: usize> {
 /// capacity). A buffer never shrinks, so every page it ever wrote stays resident: each counts
 /// at the most it ever held (`high`, one entry per buffer, kept from attempt to attempt). The
 /// most the sum ever was is less when the buffers peak at different times: on bc 2461 with
-/// 14 GiB, a later attempt's open stack and set grew 1.6 GB beside the line an earlier attempt
+/// 14 GiB, a later attempt's open stack and set grew 1.6 GB beside the buffers an earlier attempt
 /// had left, uncharged, and the process went that far past `--memory`.
 #[inline]
 fn path_bytes<const W: usize>(
@@ -620,8 +620,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 if entry != Entry::NoRoom {
                     // An open state the cache evicts goes to the open set; if that makes the
                     // set grow, its old and new arrays are held together for a moment, and
-                    // the budget must cover both first (on bc 2461 with 14 GiB, uncharged,
-                    // that moment went some 2.5 GiB past `--memory`).
+                    // the budget must cover both first (on bc 2461 with 14 GiB, charging it
+                    // took the peak down by 1 GiB).
                     let v = recent[r].1;
                     if v != PROVED && v != TAINTED {
                         if let Some(extra) = open.growth_bytes() {
