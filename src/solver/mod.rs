@@ -336,7 +336,7 @@ impl Solver {
             .collect();
         let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
         let bf_bytes = if self.best_first && self.restarts {
-            (memory / 8).min(BEST_FIRST_MAX_BYTES)
+            memory / BEST_FIRST_PART
         } else {
             0
         };
@@ -411,7 +411,11 @@ impl Solver {
                         // Out of room, or (an exact search with every win kept, though not
                         // the one the verdict rests on) out of positions: the depth-first
                         // search goes on alone.
-                        short::Stop::Full | short::Stop::Exhausted => best_first = None,
+                        short::Stop::Full | short::Stop::Exhausted => {
+                            // Its memory is freed, and goes to the table.
+                            best_first = None;
+                            ctx.table.grant(bf_bytes);
+                        }
                     }
                 }
                 k += 1;
@@ -493,13 +497,15 @@ const BEST_FIRST_WEIGHT: u32 = 50;
 /// 140 with 8. The phase only ever reports a win, so no verdict rests on this.
 const WASTE_GUIDE: u32 = 80;
 
-/// Most bytes the best-first phase uses (an eighth of `--memory` up to this): about 840,000
-/// positions at the 80 bytes allowed for each, after which the depth-first search goes on
-/// alone. The deals it rescued in the probes behind this phase needed at most about 305,000
-/// expansions (sa 384 and 247, bc 5169 and 637). With a 256 MiB cap the hard lost deal of
-/// `../shared/bench` took 63.6 s on one thread and 44.3 s on two (the phase runs on one thread
-/// between the parallel attempts), against 56.5 s and 29.9 s with this cap, in later runs.
-const BEST_FIRST_MAX_BYTES: usize = 64 << 20;
+/// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
+/// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
+/// and the depth-first search goes on alone with those bytes added to its table
+/// ([`table::Table::grant`]). Its slices are a sixteenth of the depth-first attempts' node
+/// budgets, so only a deal that runs long meets the cap. It was 64 MiB at most: then bc 6378 and 6626 stayed `unknown` after 25
+/// minutes, and with this share the phase wins them in 29 s and 81 s (fc-solve's default
+/// search also wins both; see the README). On the hard lost deal of `../shared/bench` the
+/// larger phase cost 6% (34.3 s against 32.2 s).
+const BEST_FIRST_PART: usize = 8;
 
 /// Which phase of a solve decided it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -542,6 +542,12 @@ impl<const W: usize> Table<W> {
         self
     }
 
+    /// Raises the budget by `bytes` that another part of the solve has freed (the best-first
+    /// phase's, once it ends): the table grows into them instead of replacing entries.
+    pub fn grant(&mut self, bytes: usize) {
+        self.budget.max += bytes;
+    }
+
     /// Takes `add` bytes of the budget for a search path; false if that would pass the
     /// budget (plus the slack). What the table has already allocated stays with it, so the
     /// paths and the table together never pass the budget: whichever asks last is refused
@@ -1008,6 +1014,33 @@ mod tests {
         for i in pinned {
             assert!(t.contains(&key(i)), "pinned key {i} was replaced");
         }
+    }
+
+    #[test]
+    fn a_grant_lets_a_full_table_grow_again() {
+        let budget = 256 * 1024;
+        let mut t = Table::<3>::new(budget);
+        let fill = |t: &mut Table<3>, keys: std::ops::Range<u64>| {
+            for i in keys {
+                if let Entry::Stored(s) = t.enter(&key(i)) {
+                    t.unpin(s, || key(i));
+                }
+            }
+        };
+        fill(&mut t, 0..40_000);
+        let replaced = t.replaced();
+        assert!(replaced > 0, "the small table never filled");
+        let full = t.bytes();
+        t.grant(budget);
+        fill(&mut t, 40_000..50_000);
+        assert!(t.bytes() > full, "the table did not grow into the grant");
+        assert!(t.bytes() <= 2 * budget, "{} > {}", t.bytes(), 2 * budget);
+        assert!(
+            t.peak_bytes() <= 2 * budget,
+            "{} > {}",
+            t.peak_bytes(),
+            2 * budget
+        );
     }
 
     #[test]
