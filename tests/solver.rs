@@ -470,7 +470,7 @@ fn a_line_too_deep_for_the_budget_ends_unknown() {
         let allowed = memory + threads * castle::solver::PATH_MIN_BYTES;
         assert!(
             threads * o.peak_path_bytes + o.peak_table_bytes <= allowed + threads * (1 << 20),
-            "path {} (per thread) + table {} bytes",
+            "{threads} threads: path {} (per thread) + table {} bytes",
             o.peak_path_bytes,
             o.peak_table_bytes
         );

@@ -76,9 +76,18 @@ impl OpenSet {
         }
     }
 
+    /// The position of the open stack `keys` that holds `key`, if the set has one (the full
+    /// key is compared), leaving the entry in place.
+    #[inline]
+    pub fn position<const W: usize>(&self, keys: &[[u64; W]], key: &[u64; W]) -> Option<u32> {
+        self.find(keys, key).map(|i| pos_of(self.slots[i]) as u32)
+    }
+
     /// Takes `key` out of the set: a position of the open stack `keys` that holds it, if
     /// the set has one. The full key is compared, so the answer is never another state's.
-    #[inline]
+    /// (The search leaves entries in place, [`Self::position`]; the tests take them out to
+    /// check deletion.)
+    #[cfg(test)]
     pub fn remove_key<const W: usize>(&mut self, keys: &[[u64; W]], key: &[u64; W]) -> Option<u32> {
         let i = self.find(keys, key)?;
         let pos = pos_of(self.slots[i]) as u32;
@@ -215,7 +224,7 @@ mod tests {
             let pool = 50 + round * 40;
             for _ in 0..5000 {
                 let key = [rng.gen_range(0..pool as u64), rng.gen_range(0..3)];
-                match rng.gen_range(0..4) {
+                match rng.gen_range(0..5) {
                     0 | 1 => {
                         keys.push(key);
                         let pos = keys.len() as u32 - 1;
@@ -227,6 +236,7 @@ mod tests {
                         grew += usize::from(growth.is_some());
                     }
                     2 => assert_eq!(set.remove_key(&keys, &key), model.remove(&key)),
+                    3 => assert_eq!(set.position(&keys, &key), model.get(&key).copied()),
                     _ => {
                         if let Some(pos) = model.get(&key).copied() {
                             set.remove_pos(&keys, pos);

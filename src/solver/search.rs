@@ -559,7 +559,6 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
         ($extra:expr) => {{
             let extra = if track { $extra } else { 0 };
             let mut path = path_bytes(high, hist, stack, frames, deep, tkeys, open) + extra;
-            peak_path = peak_path.max(path);
             while path > *charged {
                 let add = (path - *charged).next_multiple_of(PATH_CHUNK);
                 if table.table().charge_path(add) {
@@ -592,6 +591,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     finish!()
                 }
             }
+            // Counted once charged: bytes the budget refused were never taken.
+            peak_path = peak_path.max(path);
         }};
     }
 
@@ -611,16 +612,27 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 Entry::Present
             } else {
                 let entry = table.enter(&key);
+                let mut in_set = false;
                 let mut what = match entry {
                     Entry::Present => PROVED,
-                    // Ours (moved back from the set to the cache), or another's.
-                    Entry::Open if track => open.remove_key(tkeys, &key).map_or(TAINTED, |p| p + 1),
+                    // Ours, or another's. One of ours the cache no longer holds stays in
+                    // the set: moving it to the cache would evict another open state into
+                    // the set, more misses in a set that on a big search is far larger than
+                    // any cache (bc 6378: the set's lookups and inserts took 15% of the
+                    // time under `perf`).
+                    Entry::Open if track => match open.position(tkeys, &key) {
+                        Some(p) => {
+                            in_set = true;
+                            p + 1
+                        }
+                        None => TAINTED,
+                    },
                     _ => TAINTED,
                 };
                 if let (Entry::Present | Entry::Open, Some(f)) = (entry, frames.last_mut()) {
                     f.low = f.low.min(what);
                 }
-                if entry != Entry::NoRoom {
+                if entry != Entry::NoRoom && !in_set {
                     // An open state the cache evicts goes to the open set; if that makes the
                     // set grow, its old and new arrays are held together for a moment, and
                     // the budget must cover both first (on bc 2461 with 14 GiB, charging it
