@@ -501,10 +501,10 @@ const WASTE_GUIDE: u32 = 80;
 /// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
 /// and the depth-first search goes on alone with those bytes added to its table
 /// ([`table::Table::grant`]). Its slices are a sixteenth of the depth-first attempts' node
-/// budgets, so only a deal that runs long meets the cap. It was 64 MiB at most: then bc 6378 and 6626 stayed `unknown` after 25
-/// minutes, and with this share the phase wins them in 29 s and 81 s (fc-solve's default
-/// search also wins both; see the README). On the hard lost deal of `../shared/bench` the
-/// larger phase cost 6% (34.3 s against 32.2 s).
+/// budgets, so only a deal that runs long meets the cap. The cap was 64 MiB: bc 6378 and 6626
+/// stayed `unknown` after 25 minutes, and with this share the phase wins them in 29 s and
+/// 74 s (fc-solve's default search also wins both; see the README). The hard lost deal of
+/// `../shared/bench`, which the phase cannot win, took 6% longer (34.3 s against 32.2 s).
 const BEST_FIRST_PART: usize = 8;
 
 /// Which phase of a solve decided it.
