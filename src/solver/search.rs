@@ -485,8 +485,8 @@ const CLOCK_EVERY: u64 = 0xFFFF;
 pub(super) const DONATE_EVERY: u64 = 0x3FF;
 /// Nodes a thread of a parallel search counts before adding them to the shared count. A lone
 /// thread checks the node budget against its own count at every node (so budgets are exact)
-/// and adds to the shared count only when it stops: a locked add per node took 1% of the
-/// time (`perf`, bc 1..200).
+/// and adds to the shared count only when it stops: a locked add per node had about 1% of
+/// the samples under `perf` (bc 1..200), though the bench's seconds did not show it.
 const SYNC_EVERY: u64 = 0xFF;
 
 /// Depth-first search from `pos`, whose line from the deal is `prefix`. Results go to `run`.
