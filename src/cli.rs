@@ -275,6 +275,13 @@ pub struct BudgetArgs {
     /// No best-first search between the depth-first attempts.
     #[arg(long)]
     pub no_best_first: bool,
+    /// No probes (short depth-first attempts with new move orders) between the long ones.
+    #[arg(long)]
+    pub no_probes: bool,
+    /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
+    /// ... times this).
+    #[arg(long, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
+    pub probe_nodes: u64,
     /// After a win, search best-first for a shorter one (weighted A*, then plain A*); says
     /// when the win printed is the shortest there is.
     #[arg(long)]

@@ -176,6 +176,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
         shorten: !b.no_shorten,
         quick: !b.no_quick,
         best_first: !b.no_best_first,
+        probes: (!b.no_probes).then_some(b.probe_nodes),
         threads: 1,
         short: b.short.then_some(b.short_nodes),
         ..Solver::default()

@@ -213,6 +213,22 @@ fn configs() -> Vec<(&'static str, Solver)> {
                 ..base
             },
         ),
+        (
+            "no probes",
+            Solver {
+                probes: None,
+                ..base
+            },
+        ),
+        // Probes of 500 nodes, five after every 20,000-node attempt: most deals that take
+        // more than the first attempt meet them.
+        (
+            "tiny probes",
+            Solver {
+                probes: Some(500),
+                ..base
+            },
+        ),
         ("two threads", Solver { threads: 2, ..base }),
         // Attempts of 64 nodes doubling, every one keeping its proofs for the next: on these
         // deals dozens of attempts are cut, so the proofs carried across restarts decide most
@@ -685,6 +701,30 @@ fn the_best_first_phase_wins_where_the_depth_first_order_goes_astray() {
     let without = alone.solve(&deal);
     assert_eq!(without.verdict, Verdict::Unknown);
     assert!(out.nodes < 2_000_000, "{} nodes", out.nodes);
+}
+
+/// Deal 28 of beleaguered-castle: the doubling depth-first attempts alone (no quick or
+/// best-first phase) have no win after a million nodes, while the probes run between them
+/// find one in a fraction of that. The win replays, so the verdict is known apart from the
+/// search.
+#[test]
+fn the_probes_win_where_the_long_attempts_go_astray() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 28);
+    let mut with = Solver {
+        best_first: false,
+        quick: false,
+        ..Solver::default()
+    };
+    with.limits.max_nodes = Some(1_000_000);
+    let out = solve_checked(&with, &deal);
+    assert_eq!(out.verdict, Verdict::Solvable);
+    assert!(out.nodes < 500_000, "{} nodes", out.nodes);
+    let without = Solver {
+        probes: None,
+        ..with
+    }
+    .solve(&deal);
+    assert_eq!(without.verdict, Verdict::Unknown);
 }
 
 /// Every reachable position of a small deal (through the independent checker's moves) and
