@@ -594,7 +594,9 @@ const BEST_FIRST_PART: usize = 8;
 /// probe that ends within its budget has searched everything.
 ///
 /// Measured with all phases on, a cap of 20 million nodes and 1 GiB per deal, one core
-/// (the other one busy), this session's build differing only in the probes:
+/// (the other one busy), by a program calling the library with builds differing only in the
+/// probes (the rows "none" and "Luby, 2,000" are node for node what `castle batch` gives
+/// with and without `--no-probes`; the README has those runs):
 ///
 /// | probes | bc 1..1000 | sa 1..500 |
 /// | --- | --- | --- |
@@ -606,9 +608,9 @@ const BEST_FIRST_PART: usize = 8;
 /// | Luby, 2,000 | 83.5 M, 43.8 s | 160.8 M, 137.6 s, 4 unknown (one more won) |
 ///
 /// (bc: 695 won and one unknown in every row.) Larger probes suit some deals better: bc
-/// 3041 stayed `unknown` after 25 minutes of doubling attempts, and probes of 100,000 nodes
-/// each won it in 115 s, while with Luby probes from 2,000 it was still `unknown` at 300 s
-/// (`--probe-nodes` sets the unit).
+/// 3041 stayed `unknown` after 25 minutes of doubling attempts, and a build whose probes
+/// all had 100,000 nodes won it in 115 s, while with Luby probes it was still `unknown` at
+/// 300 s from 2,000 and at 600 s from 100,000 (`--probe-nodes` sets the unit).
 pub const PROBE_NODES: u64 = 2_000;
 
 /// The probes get `1 / PROBE_SHARE` of each long attempt's node budget (see [`PROBE_NODES`]).
