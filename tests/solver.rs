@@ -220,8 +220,8 @@ fn configs() -> Vec<(&'static str, Solver)> {
                 ..base
             },
         ),
-        // Probes of 500 nodes, five after every 20,000-node attempt: most deals that take
-        // more than the first attempt meet them.
+        // Probes from 500 nodes (500, 500, 1,000 after the first 20,000-node attempt, and
+        // more after each): most deals that take more than the first attempt meet them.
         (
             "tiny probes",
             Solver {

@@ -177,8 +177,9 @@ pub struct Solver {
     /// Interleave a best-first search with the restarted depth-first attempts (see
     /// [`Phase::BestFirst`]).
     pub best_first: bool,
-    /// Interleave probes of this many nodes, short depth-first attempts on a small table of
-    /// their own, with the long attempts (default [`PROBE_NODES`]; `None`: no probes).
+    /// Interleave probes, short depth-first attempts on a small table of their own, with the
+    /// long attempts: this many nodes times Luby's sequence (default [`PROBE_NODES`]; `None`:
+    /// no probes).
     pub probes: Option<u64>,
     /// Threads searching the deal together (sharing one table; see `search.rs`). The
     /// verdict does not depend on it; the nodes and the move list found may.
@@ -451,7 +452,8 @@ impl Solver {
                     }
                 }
                 // Probes: an eighth of the attempt's nodes, in short attempts with orders of
-                // their own (none while the attempts are small).
+                // their own. The credit carries over: a probe waits until the attempts have
+                // earned its size.
                 if let (Some(p), Some(b)) = (probe.as_mut(), budget) {
                     credit += b / PROBE_SHARE;
                     loop {
