@@ -476,6 +476,7 @@ impl Solver {
                         ctx.done = p.done;
                         ctx.best_home = ctx.best_home.max(p.best_home);
                         ctx.peak_path = ctx.peak_path.max(p.peak_path);
+                        ctx.untracked += std::mem::take(&mut p.untracked);
                         match (line, limit) {
                             // A probe is an exact search like any attempt: its win is a win,
                             // and a probe that ends within its budget has searched every
