@@ -360,29 +360,15 @@ impl Solver {
         };
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
-        let probe_nodes = self.probes.unwrap_or(0).max(1);
-        let probe_bytes = if self.probes.is_some() && self.restarts {
+        let probe_bytes = if self.restarts && self.probes.is_some() {
             (memory / 32).min(PROBE_TABLE_BYTES)
         } else {
             0
         };
-        let mut probe = (probe_bytes > 0).then(|| {
-            let scratches = (0..threads)
-                .map(|_| search::Scratch::<W>::new(probe_bytes / 8 / threads))
-                .collect::<Vec<_>>();
-            let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
-            Context::new(
-                deal,
-                self,
-                t0,
-                probe_bytes - caches.min(probe_bytes / 2),
-                probe_bytes / PATH_SHARE,
-                scratches,
-            )
-        });
-        let mut probes_run = 0u64;
-        // Nodes the probes may still take.
-        let mut credit = 0u64;
+        let mut probes = self
+            .probes
+            .filter(|_| probe_bytes > 0)
+            .map(|unit| Probes::new(deal, self, t0, probe_bytes, threads, unit));
         let table_bytes = memory.saturating_sub(caches + bf_bytes + probe_bytes);
         let mut ctx = Context::new(deal, self, t0, table_bytes, memory / PATH_SHARE, scratches);
         let mut attempts = 0u32;
@@ -451,48 +437,10 @@ impl Solver {
                         }
                     }
                 }
-                // Probes: an eighth of the attempt's nodes, in short attempts with orders of
-                // their own. The credit carries over: a probe waits until the attempts have
-                // earned its size.
-                if let (Some(p), Some(b)) = (probe.as_mut(), budget) {
-                    credit += b / PROBE_SHARE;
-                    loop {
-                        let mut nodes = probe_nodes.saturating_mul(luby(probes_run + 1));
-                        if nodes > credit {
-                            break;
-                        }
-                        if let Some(m) = self.limits.max_nodes {
-                            nodes = nodes.min(m.saturating_sub(ctx.done));
-                        }
-                        if nodes == 0 {
-                            break;
-                        }
-                        attempts += 1;
-                        probes_run += 1;
-                        p.done = ctx.done;
-                        let (line, limit) =
-                            p.attempt(Some(nodes), PROBE_JITTER + probes_run, false, progress);
-                        credit -= (p.done - ctx.done).min(credit);
-                        ctx.done = p.done;
-                        ctx.best_home = ctx.best_home.max(p.best_home);
-                        ctx.peak_path = ctx.peak_path.max(p.peak_path);
-                        ctx.untracked += std::mem::take(&mut p.untracked);
-                        match (line, limit) {
-                            // A probe is an exact search like any attempt: its win is a win,
-                            // and a probe that ends within its budget has searched every
-                            // reachable position.
-                            (Some(line), _) => {
-                                return ctx.outcome(Ok(line), attempts, Some(Phase::Complete));
-                            }
-                            (None, None) => {
-                                return ctx.outcome(Err(None), attempts, Some(Phase::Complete));
-                            }
-                            (None, Some(Limit::Seconds)) => {
-                                return ctx.outcome(Err(Some(Limit::Seconds)), attempts, None);
-                            }
-                            // Out of nodes, or out of its small table's room: the next.
-                            (None, Some(Limit::Nodes | Limit::Memory)) => {}
-                        }
+                if let (Some(p), Some(b)) = (probes.as_mut(), budget) {
+                    p.earn(b);
+                    if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
+                        return out;
                     }
                 }
                 k += 1;
@@ -625,6 +573,94 @@ const PROBE_TABLE_BYTES: usize = 32 << 20;
 
 /// Jitter of the first probe's move order, far from the long attempts' (their number).
 const PROBE_JITTER: u64 = 1 << 32;
+
+/// The probes of one solve (see [`PROBE_NODES`]): their own table and threads, and their
+/// node account.
+struct Probes<'a, const W: usize> {
+    ctx: Context<'a, W>,
+    /// Nodes of the shortest probe.
+    unit: u64,
+    /// Probes run so far (each one's move order and Luby term come from it).
+    run: u64,
+    /// Nodes the probes may still take: an eighth of the long attempts' budgets, carried
+    /// over, so a probe waits until the attempts have earned its size.
+    credit: u64,
+}
+
+impl<'a, const W: usize> Probes<'a, W> {
+    fn new(
+        deal: &'a Deal,
+        solver: &'a Solver,
+        t0: std::time::Instant,
+        bytes: usize,
+        threads: usize,
+        unit: u64,
+    ) -> Self {
+        let scratches: Vec<search::Scratch<W>> = (0..threads)
+            .map(|_| search::Scratch::new(bytes / 8 / threads))
+            .collect();
+        let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
+        let table = bytes - caches.min(bytes / 2);
+        Probes {
+            ctx: Context::new(deal, solver, t0, table, bytes / PATH_SHARE, scratches),
+            unit: unit.max(1),
+            run: 0,
+            credit: 0,
+        }
+    }
+
+    /// Credits the probes with their share of a long attempt's `budget`.
+    fn earn(&mut self, budget: u64) {
+        self.credit += budget / PROBE_SHARE;
+    }
+
+    /// Runs the probes the credit pays for, each counted in `main`'s nodes and `attempts`;
+    /// the outcome when one decides the deal or the time runs out.
+    fn run(
+        &mut self,
+        main: &mut Context<'a, W>,
+        attempts: &mut u32,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Option<Outcome> {
+        loop {
+            let mut nodes = self.unit.saturating_mul(luby(self.run + 1));
+            if nodes > self.credit {
+                return None;
+            }
+            if let Some(m) = main.solver.limits.max_nodes {
+                nodes = nodes.min(m.saturating_sub(main.done));
+            }
+            if nodes == 0 {
+                return None;
+            }
+            *attempts += 1;
+            self.run += 1;
+            let p = &mut self.ctx;
+            p.done = main.done;
+            let (line, limit) = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, progress);
+            self.credit -= (p.done - main.done).min(self.credit);
+            main.done = p.done;
+            main.best_home = main.best_home.max(p.best_home);
+            main.peak_path = main.peak_path.max(p.peak_path);
+            main.untracked += std::mem::take(&mut p.untracked);
+            // A probe is an exact search like any attempt: its win is a win, and a probe
+            // that ends within its budget has searched every reachable position.
+            match (line, limit) {
+                (Some(line), _) => {
+                    return Some(main.outcome(Ok(line), *attempts, Some(Phase::Complete)));
+                }
+                (None, None) => {
+                    return Some(main.outcome(Err(None), *attempts, Some(Phase::Complete)));
+                }
+                (None, Some(Limit::Seconds)) => {
+                    return Some(main.outcome(Err(Some(Limit::Seconds)), *attempts, None));
+                }
+                // Out of nodes, or out of its small table's room: the next.
+                (None, Some(Limit::Nodes | Limit::Memory)) => {}
+            }
+        }
+    }
+}
 
 /// Term `i` (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ...
 fn luby(i: u64) -> u64 {
