@@ -121,7 +121,7 @@ fn citadel_agrees_with_fc_solve() {
 /// So "winnable" for these deals rests on fc-solve, not on castle's search.
 const FC_SOLVE_WINS: [u64; 3] = [3041, 6378, 6626];
 
-/// The ones of [`FC_SOLVE_WINS`] castle's default search wins too (3041 it does not, in ten
+/// The ones of [`FC_SOLVE_WINS`] castle's default search wins too (3041 it does not, in 25
 /// minutes).
 const CASTLE_WINS: [u64; 2] = [6378, 6626];
 
