@@ -111,7 +111,8 @@ pub struct Outcome {
     pub moves: Vec<Move>,
     /// Positions whose moves the search generated.
     pub nodes: u64,
-    /// Distinct states in the table at the end.
+    /// Distinct states in the table at the end (the table of the search that decided: a
+    /// probe's own when a probe did).
     pub states: u64,
     /// Most states the table held at once (over all attempts); the table was sized for it.
     pub peak_states: u64,
@@ -365,10 +366,10 @@ impl Solver {
         } else {
             0
         };
-        let mut probes = self
-            .probes
-            .filter(|_| probe_bytes > 0)
-            .map(|unit| Probes::new(deal, self, t0, probe_bytes, threads, unit));
+        // Made when the first long attempt is cut: most deals never need them, and their
+        // table and caches are not allocated for those.
+        let probe_unit = self.probes.filter(|_| probe_bytes > 0);
+        let mut probes: Option<Probes<W>> = None;
         let table_bytes = memory.saturating_sub(caches + bf_bytes + probe_bytes);
         let mut ctx = Context::new(deal, self, t0, table_bytes, memory / PATH_SHARE, scratches);
         let mut attempts = 0u32;
@@ -437,7 +438,10 @@ impl Solver {
                         }
                     }
                 }
-                if let (Some(p), Some(b)) = (probes.as_mut(), budget) {
+                if let (Some(unit), Some(b)) = (probe_unit, budget) {
+                    let p = probes.get_or_insert_with(|| {
+                        Probes::new(deal, self, t0, probe_bytes, threads, unit)
+                    });
                     p.earn(b);
                     if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
                         return out;
@@ -637,7 +641,15 @@ impl<'a, const W: usize> Probes<'a, W> {
             self.run += 1;
             let p = &mut self.ctx;
             p.done = main.done;
-            let (line, limit) = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, progress);
+            // The spinner counts the states both tables hold.
+            let held = main.table.len() as u64;
+            let mut shown = |now: &Progress| {
+                progress(&Progress {
+                    states: held + now.states,
+                    ..*now
+                })
+            };
+            let (line, limit) = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, &mut shown);
             self.credit -= (p.done - main.done).min(self.credit);
             main.done = p.done;
             main.best_home = main.best_home.max(p.best_home);
@@ -645,13 +657,16 @@ impl<'a, const W: usize> Probes<'a, W> {
             main.untracked += std::mem::take(&mut p.untracked);
             // A probe is an exact search like any attempt: its win is a win, and a probe
             // that ends within its budget has searched every reachable position.
+            // Its outcome counts the states of the table that decided, the probe's.
+            let decided = |main: &Context<'a, W>, result| {
+                let mut out = main.outcome(result, *attempts, Some(Phase::Complete));
+                out.states = p.table.len() as u64;
+                out.peak_states = out.peak_states.max(p.table.peak_len() as u64);
+                out
+            };
             match (line, limit) {
-                (Some(line), _) => {
-                    return Some(main.outcome(Ok(line), *attempts, Some(Phase::Complete)));
-                }
-                (None, None) => {
-                    return Some(main.outcome(Err(None), *attempts, Some(Phase::Complete)));
-                }
+                (Some(line), _) => return Some(decided(main, Ok(line))),
+                (None, None) => return Some(decided(main, Err(None))),
                 (None, Some(Limit::Seconds)) => {
                     return Some(main.outcome(Err(Some(Limit::Seconds)), *attempts, None));
                 }
