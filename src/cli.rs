@@ -20,7 +20,8 @@ pub enum Command {
     Deal(DealArgs),
     /// Solve a deal exactly: a checked winning line, a proof of no win, or `unknown`.
     Solve(SolveArgs),
-    /// Replay a solution (the JSON that `solve --format json` prints) and check every move.
+    /// Replay a solution (the JSON that `solve --format json` prints, or fc-solve's output
+    /// with --fc-solve) and check every move.
     Verify(VerifyArgs),
     /// List the variants and their rules.
     Variants,
@@ -314,8 +315,21 @@ pub struct SolveArgs {
 /// `castle verify`.
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// The solve report (JSON from `castle solve --format json`), `-` for standard input.
+    /// The solve report (JSON from `castle solve --format json`), `-` for standard input;
+    /// with --fc-solve, fc-solve's output.
     pub file: PathBuf,
+    /// FILE is fc-solve's output (`-m`, or `-p -t -sam` to compare every position) for the
+    /// deal given by --variant and --seed or by --deal: its moves are replayed, a run through
+    /// empty piles as the single moves it stands for.
+    #[arg(long)]
+    pub fc_solve: bool,
+    /// With --fc-solve: the deal fc-solve was given.
+    #[command(flatten)]
+    pub source: DealSource,
+    /// With --fc-solve: `json` prints the replayed line as castle's solve report (single
+    /// moves; nodes, states and seconds 0), which `castle verify FILE` reads.
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    pub format: OutFormat,
 }
 
 /// `castle bench`.

@@ -234,7 +234,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 OutFormat::Text => print_text(&mut out, &deal, &result, &a.budget)?,
             }
         }
-        Command::Verify(a) => return verify(&mut out, &a.file),
+        Command::Verify(a) if a.fc_solve => return verify_fc_solve(&mut out, &a),
+        Command::Verify(a) => {
+            let s = &a.source;
+            if s.variant.is_some()
+                || s.seed.is_some()
+                || s.deal.is_some()
+                || a.format != OutFormat::Text
+            {
+                bail!(input(
+                    "--variant, --seed, --deal and --format go with --fc-solve (a solve report names its deal)"
+                ));
+            }
+            return verify(&mut out, &a.file);
+        }
         Command::Variants => {
             for v in Variant::ALL {
                 writeln!(out, "{}", v.rules().describe())?;
@@ -407,6 +420,48 @@ fn verify(out: &mut impl Write, path: &std::path::Path) -> Result<ExitCode> {
             }
         }
     }
+}
+
+/// `castle verify --fc-solve`: fc-solve's win of a deal, replayed by the checker (see
+/// [`castle::peer::replay_solution`]).
+fn verify_fc_solve(out: &mut impl Write, a: &cli::VerifyArgs) -> Result<ExitCode> {
+    let deal = load_deal(&a.source)?;
+    castle::peer::supports(&deal.rules).map_err(|e| input(format!("--fc-solve: {e}")))?;
+    let (text, origin) = read_input(&a.file)?;
+    let fc = castle::peer::parse_output(&text)
+        .map_err(|e| input(format!("{origin}: not fc-solve's output: {e}")))?;
+    if fc.moves.is_empty() {
+        writeln!(
+            out,
+            "{origin}: fc-solve printed no moves (no solution to check)"
+        )?;
+        return Ok(ExitCode::from(1));
+    }
+    let moves = match castle::peer::replay_solution(&deal, &fc) {
+        Ok(m) => m,
+        Err(e) => {
+            writeln!(out, "{origin}: {e}")?;
+            return Ok(ExitCode::from(1));
+        }
+    };
+    match a.format {
+        OutFormat::Json => {
+            let source = format!(
+                "fc-solve's win ({} moves, runs played as single moves), replayed by castle {}; nodes, states and seconds are not castle's",
+                fc.moves.len(),
+                env!("CARGO_PKG_VERSION")
+            );
+            let report = Report::replayed(&deal, &moves, source);
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        }
+        OutFormat::Text => writeln!(
+            out,
+            "ok: fc-solve's {} moves ({} single-card moves) replay to a won game",
+            fc.moves.len(),
+            moves.len()
+        )?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn bench(out: &mut impl Write, a: &cli::BenchArgs) -> Result<()> {

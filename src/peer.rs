@@ -436,6 +436,14 @@ fn differs(board: &Board, fc: &FcBoard) -> Option<String> {
 /// fc-solve printed must equal the checker's, and the whole line must win
 /// ([`check::check_win`], as `castle verify` replays).
 ///
+/// fc-solve's own searches (not the `-to 0AB` one castle runs) move a run of cards through
+/// empty piles as one move. Such a move is played as the single moves it stands for, the
+/// usual halving: the top half to an empty pile, the rest to the target through the other
+/// empty piles, the half back on top; `n` cards need `n <= 2^e` with `e` empty piles
+/// besides the source and target, which is also the most fc-solve moves at once without
+/// cells. Each single move is checked like any other, so the expansion cannot let an illegal
+/// run through; the position fc-solve printed is compared after the whole run.
+///
 /// # Errors
 /// The first move that cannot be read or played, the first position that differs, or a
 /// line that does not win.
@@ -454,33 +462,80 @@ pub fn replay_solution(deal: &Deal, out: &FcOutput) -> Result<Vec<Move>, String>
     let mut moves = Vec::with_capacity(out.moves.len());
     for (i, fm) in out.moves.iter().enumerate() {
         let n = i + 1;
-        let (from, to) = match *fm {
-            FcMove::Foundation { from } => (from, FOUNDATION),
-            FcMove::Stack { from, to, cards: 1 } => (
-                from,
-                u8::try_from(to).map_err(|_| format!("move {n}: no stack {to}"))?,
-            ),
-            FcMove::Stack { cards, .. } => {
-                return Err(format!("move {n} carries {cards} cards (expected one)"))
+        let first = moves.len();
+        match *fm {
+            FcMove::Foundation { from } => single(&mut board, &mut moves, n, from, FOUNDATION)?,
+            FcMove::Stack { from, to, cards } => {
+                let piles = board.tableau.len();
+                if to >= piles {
+                    return Err(format!("move {n}: no stack {to}"));
+                }
+                if cards == 0 || board.tableau.get(from).map_or(0, Vec::len) < cards {
+                    return Err(format!(
+                        "move {n}: stack {from} has fewer than {cards} cards or is missing"
+                    ));
+                }
+                let empties: Vec<usize> = (0..piles)
+                    .filter(|&k| k != from && k != to && board.tableau[k].is_empty())
+                    .collect();
+                run(&mut board, &mut moves, n, cards, from, to, &empties)?;
             }
-        };
-        let card = board
-            .tableau
-            .get(from)
-            .and_then(|p| p.last().copied())
-            .ok_or_else(|| format!("move {n}: stack {from} is empty or missing"))?;
-        let m = Move::single(card, from as u8, to);
-        let step: Step = check::steps_of(&[m]).remove(0);
-        board
-            .play(&step)
-            .map_err(|why| format!("move {n} ({step}) is illegal: {why}"))?;
+        }
         if let Some(d) = out.boards.get(n).and_then(|fc| differs(&board, fc)) {
+            let step = &check::steps_of(&moves[first..])[0];
             return Err(format!("after move {n} ({step}): {d}"));
         }
-        moves.push(m);
     }
     check::check_win(deal, &check::steps_of(&moves)).map_err(|e| e.to_string())?;
     Ok(moves)
+}
+
+/// Plays the top card of stack `from` to `to` (a pile index or [`FOUNDATION`]) on `board`
+/// and records it; `n` numbers fc-solve's move in messages.
+fn single(
+    board: &mut Board,
+    moves: &mut Vec<Move>,
+    n: usize,
+    from: usize,
+    to: u8,
+) -> Result<(), String> {
+    let card = board
+        .tableau
+        .get(from)
+        .and_then(|p| p.last().copied())
+        .ok_or_else(|| format!("move {n}: stack {from} is empty or missing"))?;
+    let m = Move::single(card, from as u8, to);
+    let step: Step = check::steps_of(&[m]).remove(0);
+    board
+        .play(&step)
+        .map_err(|why| format!("move {n} ({step}) is illegal: {why}"))?;
+    moves.push(m);
+    Ok(())
+}
+
+/// Moves the top `cards` of stack `from` to stack `to` one card at a time through the empty
+/// piles `empties` (see [`replay_solution`]).
+fn run(
+    board: &mut Board,
+    moves: &mut Vec<Move>,
+    n: usize,
+    cards: usize,
+    from: usize,
+    to: usize,
+    empties: &[usize],
+) -> Result<(), String> {
+    if cards == 1 {
+        return single(board, moves, n, from, to as u8);
+    }
+    let Some((&e, rest)) = empties.split_first() else {
+        return Err(format!(
+            "move {n}: a run of {cards} cards from stack {from} needs more empty piles"
+        ));
+    };
+    let half = cards / 2;
+    run(board, moves, n, half, from, e, rest)?;
+    run(board, moves, n, cards - half, from, to, rest)?;
+    run(board, moves, n, half, e, to, rest)
 }
 
 #[cfg(unix)]
@@ -888,6 +943,48 @@ This scan generated 15 states.
         short.boards.pop();
         let e = replay_solution(&d, &short).unwrap_err();
         assert!(e.contains("not won"), "{e}");
+    }
+
+    /// A position whose win starts with a run of two cards: t1 `KH QH QS JH`, t2 `KS`.
+    fn run_deal(more: &str) -> Deal {
+        let mut d = Deal::empty(Variant::BeleagueredCastle.rules());
+        d.foundations[..4].copy_from_slice(&[13, 13, 10, 11]);
+        let cards = |s: &str| s.split_whitespace().map(|c| c.parse().unwrap()).collect();
+        d.tableau = vec![cards("KH QH QS JH"), cards("KS")];
+        d.tableau
+            .extend(more.split(',').filter(|p| !p.is_empty()).map(cards));
+        d.tableau.resize(8, Vec::new());
+        d
+    }
+
+    #[test]
+    fn replays_runs_as_single_moves() {
+        let stack = |from, to, cards| FcMove::Stack { from, to, cards };
+        let home = |from| FcMove::Foundation { from };
+        let mut out = FcOutput {
+            moves: vec![stack(0, 1, 2), home(1), home(0), home(1), home(0), home(1)],
+            ..FcOutput::default()
+        };
+        let moves = replay_solution(&run_deal(""), &out).unwrap();
+        let shown: Vec<String> = moves.iter().map(Move::to_string).collect();
+        assert_eq!(
+            shown[..4],
+            ["JH t1 -> t3", "QS t1 -> t2", "JH t3 -> t2", "JH t2 -> f"]
+        );
+        assert_eq!(moves.len(), 8);
+        // Every single move is checked: `QH QS JH` is no run, and QS cannot go on QH.
+        out.moves[0] = stack(0, 1, 3);
+        let e = replay_solution(&run_deal(""), &out).unwrap_err();
+        assert!(e.contains("move 1 (QS t4 -> t2) is illegal"), "{e}");
+        // Two cards need an empty pile (here all eight piles hold cards).
+        out.moves[0] = stack(0, 1, 2);
+        let full = run_deal("5H,6H,7H,8H,9H,TH");
+        let e = replay_solution(&full, &out).unwrap_err();
+        assert!(e.contains("needs more empty piles"), "{e}");
+        // More cards than the stack holds.
+        out.moves[0] = stack(1, 0, 2);
+        let e = replay_solution(&run_deal(""), &out).unwrap_err();
+        assert!(e.contains("fewer than 2 cards"), "{e}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::card::{Card, Suit};
 use crate::check::Step;
 use crate::deal::Deal;
-use crate::solver::Outcome;
+use crate::solver::{Outcome, Verdict};
 use crate::InputError;
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +82,10 @@ pub struct Report {
     /// The short-solution search (`--short`), when it ran: absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub short: Option<ShortJson>,
+    /// Where a line that castle did not find came from (`verify --fc-solve --format json`):
+    /// absent in castle's own reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// What the short-solution search did.
@@ -124,6 +128,19 @@ impl OptionsJson {
     }
 }
 
+/// The `moves` list of a line.
+fn moves_json(moves: &[crate::moves::Move]) -> Vec<MoveJson> {
+    crate::check::steps_of(moves)
+        .into_iter()
+        .map(|s| MoveJson {
+            card: s.card.to_string(),
+            from: s.from,
+            to: s.to,
+            count: (s.count > 1).then_some(s.count),
+        })
+        .collect()
+}
+
 impl Report {
     /// The report of a solve.
     pub fn new(deal: &Deal, out: &Outcome) -> Report {
@@ -133,15 +150,7 @@ impl Report {
             options: OptionsJson::of(deal),
             deal: DealJson::of(deal),
             verdict: out.verdict.name().to_string(),
-            moves: crate::check::steps_of(&out.moves)
-                .into_iter()
-                .map(|s| MoveJson {
-                    card: s.card.to_string(),
-                    from: s.from,
-                    to: s.to,
-                    count: (s.count > 1).then_some(s.count),
-                })
-                .collect(),
+            moves: moves_json(&out.moves),
             nodes: out.nodes,
             states: out.states,
             seconds: (out.seconds * 1e6).round() / 1e6,
@@ -151,6 +160,28 @@ impl Report {
                 nodes,
                 shortest: out.shortest,
             }),
+            source: None,
+        }
+    }
+
+    /// The report of a winning line found elsewhere and replayed (the checker's job, not
+    /// this function's), with `source` saying where it came from: verdict `solvable`, no
+    /// search figures (0) and no phase.
+    pub fn replayed(deal: &Deal, moves: &[crate::moves::Move], source: String) -> Report {
+        Report {
+            variant: deal.rules.variant.name().to_string(),
+            seed: deal.seed,
+            options: OptionsJson::of(deal),
+            deal: DealJson::of(deal),
+            verdict: Verdict::Solvable.name().to_string(),
+            moves: moves_json(moves),
+            nodes: 0,
+            states: 0,
+            seconds: 0.0,
+            limit: None,
+            phase: None,
+            short: None,
+            source: Some(source),
         }
     }
 

@@ -115,10 +115,12 @@ fn citadel_agrees_with_fc_solve() {
 
 /// Beleaguered-castle deals 3041, 6378 and 6626 stayed `unknown` after 25 minutes with
 /// earlier builds; fc-solve's heuristic searches printed a win for each (3041 with its preset
-/// `as`, the others with its default search). Those wins, expanded into single-card moves
-/// (`data/crosscheck/expand_fc_solve.py`), are committed; here the independent checker,
-/// through `castle verify`, replays each to a won game from castle's own deal of that number.
-/// So "winnable" for these deals rests on fc-solve, not on castle's search.
+/// `as`, the others with its default search). fc-solve's output is committed
+/// (`data/crosscheck/fc-solve/`), and so is castle's solve report of each win, its runs played
+/// as single-card moves (`castle verify --fc-solve OUT ... --format json`); here the
+/// independent checker, through `castle verify`, replays both to a won game from castle's own
+/// deal of that number, comparing every position fc-solve printed on the way. So "winnable"
+/// for these deals rests on fc-solve, not on castle's search.
 const FC_SOLVE_WINS: [u64; 3] = [3041, 6378, 6626];
 
 /// The ones of [`FC_SOLVE_WINS`] castle's default search wins too (3041 it does not, in 25
@@ -168,7 +170,74 @@ fn fc_solve_wins_of_hard_deals_replay() {
             .assert()
             .success()
             .stdout(format!("ok: {moves} moves replay to a won game\n"));
+        // fc-solve's own output: every move and position checked, the runs expanded into
+        // the very moves of the report.
+        let raw = format!(
+            "{}/data/crosscheck/fc-solve/beleaguered-castle-{seed}.out",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let fc_moves = std::fs::read_to_string(&raw)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("Move"))
+            .count();
+        let verify = |format: &str| {
+            assert_cmd::Command::cargo_bin("castle")
+                .unwrap()
+                .args(["verify", "--fc-solve", &raw, "-v", "bc", "--seed"])
+                .arg(seed.to_string())
+                .args(["--format", format])
+                .assert()
+                .success()
+        };
+        verify("text").stdout(format!(
+            "ok: fc-solve's {fc_moves} moves ({moves} single-card moves) replay to a won game\n"
+        ));
+        assert!(fc_moves < moves, "deal {seed}: no run to expand");
+        let out = verify("json").get_output().stdout.clone();
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(report["deal"], file["deal"], "deal {seed}");
+        assert_eq!(report["moves"], file["moves"], "deal {seed}");
+        assert_eq!(report["verdict"], "solvable");
+        assert!(report["source"].as_str().unwrap().contains("fc-solve"));
     }
+}
+
+/// `verify --fc-solve` refuses a line that does not fit the deal, and bad flags.
+#[test]
+fn fc_solve_output_of_another_deal_is_refused() {
+    let raw = format!(
+        "{}/data/crosscheck/fc-solve/beleaguered-castle-3041.out",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    assert_cmd::Command::cargo_bin("castle")
+        .unwrap()
+        .args(["verify", "--fc-solve", &raw, "-v", "bc", "--seed", "3042"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "the start position: pile t1 differs",
+        ));
+    assert_cmd::Command::cargo_bin("castle")
+        .unwrap()
+        .args(["verify", &raw, "--seed", "3041"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("go with --fc-solve"));
+    assert_cmd::Command::cargo_bin("castle")
+        .unwrap()
+        .args([
+            "verify",
+            "--fc-solve",
+            &raw,
+            "-v",
+            "fortress",
+            "--seed",
+            "1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("fc-solve cannot play fortress"));
 }
 
 /// The solver wins both (about 30 s and 75 s in a release build, so not in the default run:

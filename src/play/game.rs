@@ -730,6 +730,7 @@ impl Game {
             limit: None,
             phase: None,
             short: None,
+            source: None,
         };
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         let automatic: Vec<usize> = self
