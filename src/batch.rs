@@ -212,7 +212,10 @@ fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, Input
 }
 
 /// Opens a batch CSV for appending: creates it with the header, or checks an existing one,
-/// cuts a torn last line, and returns the seeds already done for these rules.
+/// cuts a torn last line, and returns the seeds already done for these rules: every seed with
+/// a row, or with `retry_unknown` only those with a decided row (so the seeds whose rows all
+/// say `unknown` are solved again, and their new rows appended; `stats` counts a seed's
+/// decided row over its `unknown` ones).
 ///
 /// # Errors
 /// Unreadable files, a foreign header or a corrupt row (named by line), or rows of other
@@ -221,6 +224,7 @@ pub fn open_for_append(
     path: &Path,
     rules: &Rules,
     numbering: Numbering,
+    retry_unknown: bool,
 ) -> Result<(std::fs::File, HashSet<u64>), InputError> {
     let origin = path.display().to_string();
     let io = |e: std::io::Error| InputError(format!("{origin}: {e}"));
@@ -259,7 +263,7 @@ pub fn open_for_append(
         }
         std::fs::write(&tmp, body).map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)?;
-        return open_for_append(path, rules, numbering);
+        return open_for_append(path, rules, numbering, retry_unknown);
     }
     let o = rules.options;
     let mut done = HashSet::new();
@@ -277,7 +281,9 @@ pub fn open_for_append(
                 rules.variant
             )));
         }
-        done.insert(row.seed);
+        if !retry_unknown || row.verdict != Verdict::Unknown.name() {
+            done.insert(row.seed);
+        }
     }
     Ok((file, done))
 }

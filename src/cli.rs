@@ -123,6 +123,11 @@ pub struct BatchArgs {
     /// Also append the seeds proved winnable to this file, one per line.
     #[arg(long)]
     pub winnable_only: Option<PathBuf>,
+    /// Solve again the seeds whose rows in --csv all say `unknown` (with this run's budgets,
+    /// say a larger --max-seconds), appending their new rows; `stats` counts a decided row
+    /// over `unknown` ones.
+    #[arg(long, requires = "csv")]
+    pub retry_unknown: bool,
     /// Budgets for each deal; --memory is shared by all threads.
     #[command(flatten)]
     pub budget: BudgetArgs,

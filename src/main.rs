@@ -796,7 +796,7 @@ fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
     }
     let (mut file, done) = match &a.csv {
         Some(p) => {
-            let (f, d) = batch::open_for_append(p, &rules, numbering)?;
+            let (f, d) = batch::open_for_append(p, &rules, numbering, a.retry_unknown)?;
             (Some(f), d)
         }
         None => (None, Default::default()),
@@ -880,8 +880,13 @@ fn batch(out: &mut impl Write, a: &cli::BatchArgs) -> Result<()> {
     let n = won + lost + unknown;
     if n > 0 {
         eprintln!(
-            "{n} deals: {won} winnable, {lost} unsolvable, {unknown} unknown ({} done before)",
-            done.len()
+            "{n} deals: {won} winnable, {lost} unsolvable, {unknown} unknown ({} done before{})",
+            done.len(),
+            if a.retry_unknown {
+                ", unknown ones retried"
+            } else {
+                ""
+            }
         );
     }
     Ok(())

@@ -273,3 +273,58 @@ fn pysol_numbering_in_a_batch() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("numbering=pysol"));
 }
+
+/// `--retry-unknown` solves again exactly the seeds whose rows all say `unknown`, appends one
+/// row for each, and leaves the decided seeds alone; `stats` then counts the decided rows.
+#[test]
+fn retry_unknown_solves_only_the_unknown_seeds_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("b.csv");
+    let path = csv.to_str().unwrap();
+    let verdicts = || -> Vec<(u64, String)> {
+        let text = std::fs::read_to_string(&csv).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].parse().unwrap(), f[5].to_string())
+            })
+            .collect()
+    };
+    // A budget too small for most deals.
+    batch(&["--seeds", "1..12", "--csv", path, "--max-nodes", "3000"]);
+    let first = verdicts();
+    let unknown: Vec<u64> = first
+        .iter()
+        .filter(|(_, v)| v == "unknown")
+        .map(|&(s, _)| s)
+        .collect();
+    assert_eq!(first.len(), 12);
+    assert!(!unknown.is_empty() && unknown.len() < 12, "{first:?}");
+    // Without the flag, a resume has nothing to do.
+    batch(&["--seeds", "1..12", "--csv", path]);
+    assert_eq!(verdicts(), first);
+    // With it, the unknown seeds and only they get a row each, decided.
+    batch(&["--seeds", "1..12", "--csv", path, "--retry-unknown"]);
+    let after = verdicts();
+    assert_eq!(after[..12], first[..]);
+    let mut retried: Vec<u64> = after[12..].iter().map(|&(s, _)| s).collect();
+    retried.sort_unstable();
+    assert_eq!(retried, unknown);
+    assert!(after[12..].iter().all(|(_, v)| v != "unknown"), "{after:?}");
+    // Again: nothing left to retry.
+    batch(&["--seeds", "1..12", "--csv", path, "--retry-unknown"]);
+    assert_eq!(verdicts(), after);
+    let out = castle().args(["stats", path]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("{} rows appeared more than once", unknown.len())),
+        "{text}"
+    );
+    assert!(text.contains("unknown 0"), "{text}");
+    // The flag needs a file to read.
+    castle()
+        .args(["batch", "--seeds", "1..2", "--retry-unknown"])
+        .assert()
+        .code(2);
+}
