@@ -569,6 +569,20 @@ const BEST_FIRST_PART: usize = 8;
 pub const PROBE_NODES: u64 = 2_000;
 
 /// The probes get `1 / PROBE_SHARE` of each long attempt's node budget (see [`PROBE_NODES`]).
+///
+/// Other shares, measured as in [`PROBE_NODES`] (a build reading the share from the
+/// environment, not kept; one core, the other running a long solve):
+///
+/// | share | bc 1..1000 (twice) | sa 1..500 |
+/// | --- | --- | --- |
+/// | 1/8 | 83.5 M nodes, 49.0 and 48.2 s | 160.8 M, 138.6 s |
+/// | 1/4 | 83.5 M, 46.4 and 46.0 s | 158.4 M, 135.4 s |
+/// | 1/2 | 85.1 M, 44.4 and 46.7 s | 162.2 M, 125.7 s |
+///
+/// (the same 695 won and 1 unknown in bc, 258 won and 4 unknown in sa, in every row). A
+/// larger share costs as many nodes and less time here (a probe's nodes are cheaper: its
+/// table is small), but where only a long attempt can decide, on a big lost deal, the probes
+/// are pure cost: an eighth more nodes at 1/8, half as many again at 1/2. So 1/8 stays.
 const PROBE_SHARE: u64 = 8;
 
 /// Most bytes of the probes' table (a thirty-second of `--memory` when that is less). A
