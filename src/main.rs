@@ -428,6 +428,11 @@ fn verify_fc_solve(out: &mut impl Write, a: &cli::VerifyArgs) -> Result<ExitCode
     let deal = load_deal(&a.source)?;
     castle::peer::supports(&deal.rules).map_err(|e| input(format!("--fc-solve: {e}")))?;
     let (text, origin) = read_input(&a.file)?;
+    if text.trim().is_empty() {
+        bail!(input(format!(
+            "{origin}: the file is empty (expected fc-solve's output, with -m or -p -t -sam)"
+        )));
+    }
     let fc = castle::peer::parse_output(&text)
         .map_err(|e| input(format!("{origin}: not fc-solve's output: {e}")))?;
     if fc.moves.is_empty() {

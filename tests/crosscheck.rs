@@ -218,6 +218,15 @@ fn fc_solve_output_of_another_deal_is_refused() {
         .stdout(predicates::str::contains(
             "the start position: pile t1 differs",
         ));
+    let empty = tempfile::NamedTempFile::new().unwrap();
+    assert_cmd::Command::cargo_bin("castle")
+        .unwrap()
+        .args(["verify", "--fc-solve"])
+        .arg(empty.path())
+        .args(["--seed", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("the file is empty"));
     assert_cmd::Command::cargo_bin("castle")
         .unwrap()
         .args(["verify", &raw, "--seed", "3041"])
