@@ -580,8 +580,9 @@ pub const PROBE_NODES: u64 = 2_000;
 /// | 1/2 | 85.1 M, 44.4 and 46.7 s | 162.2 M, 125.7 s |
 ///
 /// (the same 695 won and 1 unknown in bc, 258 won and 4 unknown in sa, in every row). A
-/// larger share costs as many nodes and less time here (a probe's nodes are cheaper: its
-/// table is small), but where only a long attempt can decide, on a big lost deal, the probes
+/// larger share costs as many nodes and less time here (a probe's nodes seem cheaper, its
+/// table being small; not measured apart), but where only a long attempt can decide, on a big
+/// lost deal, the probes
 /// are pure cost: an eighth more nodes at 1/8, half as many again at 1/2. So 1/8 stays.
 const PROBE_SHARE: u64 = 8;
 
