@@ -235,6 +235,12 @@ fn fc_solve_output_of_another_deal_is_refused() {
         .stderr(predicates::str::contains("go with --fc-solve"));
     assert_cmd::Command::cargo_bin("castle")
         .unwrap()
+        .args(["verify", &raw, "--start-rank", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("go with --fc-solve"));
+    assert_cmd::Command::cargo_bin("castle")
+        .unwrap()
         .args([
             "verify",
             "--fc-solve",
