@@ -169,19 +169,28 @@ impl Report {
     /// search figures (0) and no phase.
     pub fn replayed(deal: &Deal, moves: &[crate::moves::Move], source: String) -> Report {
         Report {
+            source: Some(source),
+            ..Report::line(deal, Verdict::Solvable, moves_json(moves))
+        }
+    }
+
+    /// The report of a line no search made (a replayed win, a saved game): no search
+    /// figures (0), no phase, no source.
+    pub fn line(deal: &Deal, verdict: Verdict, moves: Vec<MoveJson>) -> Report {
+        Report {
             variant: deal.rules.variant.name().to_string(),
             seed: deal.seed,
             options: OptionsJson::of(deal),
             deal: DealJson::of(deal),
-            verdict: Verdict::Solvable.name().to_string(),
-            moves: moves_json(moves),
+            verdict: verdict.name().to_string(),
+            moves,
             nodes: 0,
             states: 0,
             seconds: 0.0,
             limit: None,
             phase: None,
             short: None,
-            source: Some(source),
+            source: None,
         }
     }
 

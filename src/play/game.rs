@@ -17,6 +17,7 @@ use crate::deal::Deal;
 use crate::formats::{self, Format, ReadOptions};
 use crate::report::{MoveJson, Report};
 use crate::rules::{Build, SequenceMoves};
+use crate::solver::Verdict;
 use crate::InputError;
 use serde_json::Value;
 
@@ -717,21 +718,16 @@ impl Game {
             to: s.to.clone(),
             count: (s.count > 1).then_some(s.count),
         };
-        let report = Report {
-            variant: self.deal.rules.variant.name().to_string(),
-            seed: self.deal.seed,
-            options: crate::report::OptionsJson::of(&self.deal),
-            deal: crate::report::DealJson::of(&self.deal),
-            verdict: if self.is_won() { "solvable" } else { "unknown" }.to_string(),
-            moves: self.done.iter().map(|e| mv(&e.step)).collect(),
-            nodes: 0,
-            states: 0,
-            seconds: 0.0,
-            limit: None,
-            phase: None,
-            short: None,
-            source: None,
+        let verdict = if self.is_won() {
+            Verdict::Solvable
+        } else {
+            Verdict::Unknown
         };
+        let report = Report::line(
+            &self.deal,
+            verdict,
+            self.done.iter().map(|e| mv(&e.step)).collect(),
+        );
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         let automatic: Vec<usize> = self
             .done
