@@ -168,6 +168,22 @@ pub struct DealSource {
     pub rules: RuleArgs,
 }
 
+impl DealSource {
+    /// True if any of these flags was given (a command that reads its deal elsewhere refuses
+    /// them).
+    pub fn given(&self) -> bool {
+        let r = &self.rules;
+        self.variant.is_some()
+            || self.seed.is_some()
+            || self.deal.is_some()
+            || self.from.is_some()
+            || r.start_rank.is_some()
+            || r.foundation_return
+            || r.sequence_moves.is_some()
+            || r.numbering != Numbering::Castle
+    }
+}
+
 /// The rule options of the seed texts, and which deal numbers `--seed` means.
 #[derive(Args, Debug, Clone)]
 pub struct RuleArgs {

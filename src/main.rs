@@ -236,17 +236,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Verify(a) if a.fc_solve => return verify_fc_solve(&mut out, &a),
         Command::Verify(a) => {
-            let (s, r) = (&a.source, &a.source.rules);
-            if s.variant.is_some()
-                || s.seed.is_some()
-                || s.deal.is_some()
-                || s.from.is_some()
-                || r.start_rank.is_some()
-                || r.foundation_return
-                || r.sequence_moves.is_some()
-                || r.numbering != cli::Numbering::Castle
-                || a.format != OutFormat::Text
-            {
+            if a.source.given() || a.format != OutFormat::Text {
                 bail!(input(
                     "the deal's flags (--variant, --seed, --deal, the rule options) and --format go with --fc-solve (a solve report names its deal and rules)"
                 ));

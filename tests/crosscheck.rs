@@ -219,40 +219,28 @@ fn fc_solve_output_of_another_deal_is_refused() {
             "the start position: pile t1 differs",
         ));
     let empty = tempfile::NamedTempFile::new().unwrap();
-    assert_cmd::Command::cargo_bin("castle")
-        .unwrap()
-        .args(["verify", "--fc-solve"])
-        .arg(empty.path())
-        .args(["--seed", "1"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("the file is empty"));
-    assert_cmd::Command::cargo_bin("castle")
-        .unwrap()
-        .args(["verify", &raw, "--seed", "3041"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("go with --fc-solve"));
-    assert_cmd::Command::cargo_bin("castle")
-        .unwrap()
-        .args(["verify", &raw, "--start-rank", "2"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("go with --fc-solve"));
-    assert_cmd::Command::cargo_bin("castle")
-        .unwrap()
-        .args([
-            "verify",
-            "--fc-solve",
-            &raw,
-            "-v",
-            "fortress",
-            "--seed",
-            "1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("fc-solve cannot play fortress"));
+    let empty = empty.path().to_str().unwrap();
+    // Bad input, exit 2 with the reason on standard error.
+    for (args, why) in [
+        (
+            vec!["--fc-solve", empty, "--seed", "1"],
+            "the file is empty",
+        ),
+        (vec![&raw, "--seed", "3041"], "go with --fc-solve"),
+        (vec![&raw, "--start-rank", "2"], "go with --fc-solve"),
+        (
+            vec!["--fc-solve", &raw, "-v", "fortress", "--seed", "1"],
+            "fc-solve cannot play fortress",
+        ),
+    ] {
+        assert_cmd::Command::cargo_bin("castle")
+            .unwrap()
+            .arg("verify")
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(why));
+    }
 }
 
 /// The solver wins both (about 30 s and 75 s in a release build, so not in the default run:
