@@ -896,7 +896,9 @@ fn give_away(
 }
 
 /// Runs one attempt on `pool`'s threads, sharing `table`; calls `progress` from this thread
-/// about every 50 ms.
+/// about every 50 ms, and returns as soon as the attempt ends. (It used to sleep 50 ms
+/// between looks: each probe, a millisecond or so of search, then cost a whole 50 ms, and
+/// two threads proved the hard lost deal of `../shared/bench` no faster than one.)
 pub(super) fn parallel<const W: usize>(
     run: &Run,
     table: &Table<W>,
@@ -907,11 +909,15 @@ pub(super) fn parallel<const W: usize>(
     let slots: Vec<Mutex<&mut Scratch<W>>> = scratches.iter_mut().map(Mutex::new).collect();
     let slots = &slots[..];
     std::thread::scope(|ts| {
-        let worker = ts.spawn(|| {
+        // The worker holds the sender: dropping it when it returns (or unwinds) wakes the
+        // loop below at once.
+        let (done, ended) = std::sync::mpsc::channel::<()>();
+        let worker = ts.spawn(move || {
+            let _done = done;
             pool.install(|| rayon::scope(|s| task(s, run, table, slots, Vec::new(), None)))
         });
-        while !worker.is_finished() {
-            std::thread::sleep(std::time::Duration::from_millis(50));
+        let tick = std::time::Duration::from_millis(50);
+        while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(tick) {
             progress(&Progress {
                 nodes: run.done + run.nodes.load(Ordering::Relaxed),
                 states: table.len() as u64,
