@@ -532,9 +532,9 @@ const WASTE_GUIDE: u32 = 80;
 /// ([`table::Table::grant`]). Its slices are a sixteenth of the depth-first attempts' node
 /// budgets, so only a deal that runs long meets the cap. The cap was 64 MiB: bc 6378 and 6626
 /// stayed `unknown` after 25 minutes, and with this share the phase wins them in 29 s and
-/// 74 s (fc-solve's default search also wins both; see `docs/performance-log.md`). The hard lost deal of
-/// `../shared/bench`, which the phase cannot win, took as long with it as without (idle,
-/// alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
+/// 74 s (fc-solve's default search also wins both; see `docs/performance-log.md`). The
+/// hard lost deal of `../shared/bench`, which the phase cannot win, took as long with it as
+/// without (idle, alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
 const BEST_FIRST_PART: usize = 8;
 
 /// Nodes of the shortest probe. Depth-first search time on winnable deals is heavy-tailed
