@@ -582,8 +582,8 @@ pub const PROBE_NODES: u64 = 2_000;
 /// (the same 695 won and 1 unknown in bc, 258 won and 4 unknown in sa, in every row). A
 /// larger share costs as many nodes and less time here (a probe's nodes seem cheaper, its
 /// table being small; not measured apart), but where only a long attempt can decide, on a big
-/// lost deal, the probes
-/// are pure cost: an eighth more nodes at 1/8, half as many again at 1/2. So 1/8 stays.
+/// lost deal, the probes are pure cost: an eighth more nodes at 1/8, half as many again at
+/// 1/2. So 1/8 stays.
 const PROBE_SHARE: u64 = 8;
 
 /// Most bytes of the probes' table (a thirty-second of `--memory` when that is less). A
