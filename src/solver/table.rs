@@ -36,8 +36,16 @@ use std::sync::Mutex;
 /// How far from its home slot a key may live.
 pub const PROBE: usize = 64;
 
-/// Slots of a fresh segment.
+/// Slots of a fresh segment of short keys.
 const FIRST_CAP: usize = 128;
+
+/// Slots of a fresh segment of wide keys. In beleaguered-castle and streets-and-alleys few
+/// keys are wide (0.1% and 4%), so the wide part is mostly its segments' fixed sizes: at 128
+/// slots (and the tail) 1.2 MB over 256 segments, 0.5 MB at 16. On the largest
+/// streets-and-alleys deal of the benchmark (320,000 states) that took the table from 33.2
+/// to 31.0 bytes per state (`castle bench --variant sa`, same nodes). A segment grows by half
+/// as it fills, whatever it started with.
+const FIRST_WIDE_CAP: usize = 16;
 
 /// Most segments per table (2^8); fewer for small budgets, so that one segment's growth is a
 /// small part of the budget.
@@ -386,10 +394,10 @@ impl<const K: usize> Part<K> {
         }
     }
 
-    fn new(seg_bits: u32) -> Self {
+    fn new(seg_bits: u32, first_cap: usize) -> Self {
         Part {
             segs: (0..1usize << seg_bits)
-                .map(|_| Padded(Mutex::new(Segment::new(FIRST_CAP))))
+                .map(|_| Padded(Mutex::new(Segment::new(first_cap))))
                 .collect(),
             seg_bits,
         }
@@ -513,8 +521,8 @@ impl<const W: usize> Table<W> {
     pub fn new(max_bytes: usize) -> Table<W> {
         let seg_bits = ((max_bytes >> 16).max(1).ilog2()).min(MAX_SEG_BITS);
         let t = Table {
-            short: Part::new(seg_bits),
-            long: Part::new(seg_bits),
+            short: Part::new(seg_bits, FIRST_CAP),
+            long: Part::new(seg_bits, FIRST_WIDE_CAP),
             budget: Budget {
                 max: max_bytes,
                 used: AtomicUsize::new(0),
