@@ -42,9 +42,10 @@ const FIRST_CAP: usize = 128;
 /// Slots of a fresh segment of wide keys. In beleaguered-castle and streets-and-alleys few
 /// keys are wide (0.1% and 4%), so the wide part is mostly its segments' fixed sizes: at 128
 /// slots (and the tail) 1.2 MB over 256 segments, 0.5 MB at 16. On the largest
-/// streets-and-alleys deal of the benchmark (320,000 states) that took the table from 33.2
-/// to 31.0 bytes per state (`castle bench --variant sa`, same nodes). A segment grows by half
-/// as it fills, whatever it started with.
+/// streets-and-alleys deal of the benchmark (640,000 states) that took the table from 28.7
+/// to 27.6 bytes per state, and from 33.2 to 31.0 on one of 320,000 (`castle bench --variant
+/// sa`, same nodes; the 320,000 with a best-first share since reverted). A segment grows by
+/// half as it fills, whatever it started with.
 const FIRST_WIDE_CAP: usize = 16;
 
 /// Most segments per table (2^8); fewer for small budgets, so that one segment's growth is a
