@@ -903,9 +903,9 @@ impl Position {
             }
         }
         if self.unlimited {
-            self.generate_sequences(first_empty, prune, out);
+            self.generate_sequences(first_empty, prune, &by_rank, &by_code, out);
         } else if prune.run_moves {
-            self.generate_runs(first_empty, out);
+            self.generate_runs(first_empty, &by_rank, &by_code, out);
         }
         // The last card's moves are generated with the rest and then dropped, so that the
         // answer says whether there were any.
@@ -1040,33 +1040,42 @@ impl Position {
     /// onto a card the run's bottom card builds on or into an empty pile, when enough other
     /// piles are empty to carry it (`2^e` cards with `e` spare empty piles). Each is a chain
     /// of legal single moves, so adding them changes no verdict.
-    fn generate_runs(&self, first_empty: Option<usize>, out: &mut MoveList) {
-        let empties = (0..self.n).filter(|&i| self.len[i] == 0).count() as u32;
-        if empties == 0 {
+    fn generate_runs(
+        &self,
+        first_empty: Option<usize>,
+        by_rank: &[u16; 16],
+        by_code: &[u16; 64],
+        out: &mut MoveList,
+    ) {
+        if first_empty.is_none() {
             return;
         }
+        let empties = (0..self.n).filter(|&i| self.len[i] == 0).count() as u32;
         let cap_parent = 1usize << empties.min(6);
         let cap_empty = 1usize << (empties - 1).min(6);
-        self.push_runs(first_empty, cap_parent, cap_empty, true, out);
+        let parents = (by_rank, by_code);
+        self.push_runs(first_empty, cap_parent, cap_empty, true, parents, out);
     }
 
     /// Run moves under unlimited sequence moves: every ordered run at the top of a pile
     /// moves as one move onto a card its bottom builds on, or into an empty pile (into the
     /// first only with `one_empty_target`; the whole pile into an empty pile only without
     /// `skip_lone_to_empty`, as it reaches the same position).
-    fn generate_sequences(&self, first_empty: Option<usize>, prune: Pruning, out: &mut MoveList) {
+    fn generate_sequences(
+        &self,
+        first_empty: Option<usize>,
+        prune: Pruning,
+        by_rank: &[u16; 16],
+        by_code: &[u16; 64],
+        out: &mut MoveList,
+    ) {
+        let (skip, parents) = (prune.skip_lone_to_empty, (by_rank, by_code));
         if prune.one_empty_target {
-            self.push_runs(
-                first_empty,
-                MAX_PILE,
-                MAX_PILE,
-                prune.skip_lone_to_empty,
-                out,
-            );
+            self.push_runs(first_empty, MAX_PILE, MAX_PILE, skip, parents, out);
             return;
         }
         // Every empty pile as a target: one pass per empty pile.
-        self.push_runs(None, MAX_PILE, MAX_PILE, prune.skip_lone_to_empty, out);
+        self.push_runs(None, MAX_PILE, MAX_PILE, skip, parents, out);
         for e in 0..self.n {
             if self.len[e] == 0 {
                 self.push_runs_to_empty(e, MAX_PILE, prune.skip_lone_to_empty, out);
@@ -1075,13 +1084,16 @@ impl Position {
     }
 
     /// Pushes run moves of at most `cap_parent` cards onto parents and at most `cap_empty`
-    /// into `empty` (if given); `skip_whole`: no whole pile into an empty pile.
+    /// into `empty` (if given); `skip_whole`: no whole pile into an empty pile. `parents`:
+    /// the piles by their top's rank and by their top card, as [`Position::generate`] made
+    /// them.
     fn push_runs(
         &self,
         empty: Option<usize>,
         cap_parent: usize,
         cap_empty: usize,
         skip_whole: bool,
+        (by_rank, by_code): (&[u16; 16], &[u16; 64]),
         out: &mut MoveList,
     ) {
         for i in 0..self.n {
@@ -1091,13 +1103,20 @@ impl Position {
                 continue;
             }
             let pile = &self.cards[i][..l];
-            for j in 0..self.n {
-                if j == i || self.len[j] == 0 {
-                    continue;
-                }
-                let t = self.cards[j][self.len[j] as usize - 1];
-                for k in 2..=run.min(cap_parent) {
-                    if self.build.builds_on(pile[l - k], t) {
+            // The piles each run card may go on (`parents[k]` for the run of the top `k`
+            // cards), then the moves by target pile, then by run length.
+            let most = run.min(cap_parent);
+            let mut parents = [0u16; MAX_PILE + 1];
+            let mut any = 0;
+            for k in 2..=most {
+                parents[k] = self.parents(pile[l - k], by_rank, by_code, i as u8);
+                any |= parents[k];
+            }
+            while any != 0 {
+                let j = any.trailing_zeros() as usize;
+                any &= any - 1;
+                for (k, &p) in parents.iter().enumerate().take(most + 1).skip(2) {
+                    if p >> j & 1 == 1 {
                         out.push(Move {
                             card: pile[l - k],
                             from: i as u8,
