@@ -386,7 +386,12 @@ impl Position {
         }
     }
 
-    #[inline]
+    /// Puts `c` on pile `i` and updates the pile's key field. Always inlined, as are `pop`,
+    /// `take` and `put`: every move played and taken back goes through them, and as calls
+    /// they cost sa 1..40 2.1% more instructions (`valgrind --tool=callgrind castle batch -v
+    /// sa --seeds 1..40 -j 1`) and sa 1..100 4% more time (1.86, 1.85, 1.86 s against 1.76,
+    /// 1.78, 1.81 s, alternating, same nodes).
+    #[inline(always)]
     fn push(&mut self, i: usize, c: Card) {
         let l = self.len[i] as usize;
         debug_assert!(l < MAX_PILE);
@@ -425,7 +430,7 @@ impl Position {
         self.refresh(i);
     }
 
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self, i: usize) -> Card {
         let l = self.len[i] as usize;
         debug_assert!(l > 0);
@@ -511,7 +516,7 @@ impl Position {
     }
 
     /// Takes `m.card` (or the run starting at it) from its source.
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, from: u8, m: Move) {
         match from {
             FOUNDATION => self.unfound(m.card),
@@ -532,7 +537,7 @@ impl Position {
     }
 
     /// Puts `m.card` on its destination (`back`: the reverse of a move being undone).
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, to: u8, m: Move, back: bool) {
         match to {
             FOUNDATION => {
