@@ -838,8 +838,9 @@ impl Position {
         out.clear();
         let n = self.n;
         let mut first_empty = None;
-        // The tops, read once; foundation moves; and the piles by the rank (or the card) of
-        // their top card, so each card finds its parents at once.
+        // The empty piles (bit mask), the tops, read once; foundation moves; and the piles by
+        // the rank (or the card) of their top card, so each card finds its parents at once.
+        let mut empty = 0u16;
         let mut tops = [None; MAX_PILES];
         let mut by_rank = [0u16; 16];
         let mut by_code = [0u16; 64];
@@ -847,6 +848,7 @@ impl Position {
             let l = self.len[i] as usize;
             if l == 0 {
                 first_empty = first_empty.or(Some(i));
+                empty |= 1 << i;
                 continue;
             }
             let c = self.cards[i][l - 1];
@@ -909,9 +911,9 @@ impl Position {
             }
         }
         if self.unlimited {
-            self.generate_sequences(first_empty, prune, &by_rank, &by_code, out);
+            self.generate_sequences(empty, prune, &by_rank, &by_code, out);
         } else if prune.run_moves {
-            self.generate_runs(first_empty, &by_rank, &by_code, out);
+            self.generate_runs(empty, &by_rank, &by_code, out);
         }
         // The last card's moves are generated with the rest and then dropped, so that the
         // answer says whether there were any.
@@ -1046,30 +1048,32 @@ impl Position {
     /// onto a card the run's bottom card builds on or into an empty pile, when enough other
     /// piles are empty to carry it (`2^e` cards with `e` spare empty piles). Each is a chain
     /// of legal single moves, so adding them changes no verdict.
+    /// `empty`: the empty piles, as a bit mask.
     fn generate_runs(
         &self,
-        first_empty: Option<usize>,
+        empty: u16,
         by_rank: &[u16; 16],
         by_code: &[u16; 64],
         out: &mut MoveList,
     ) {
-        if first_empty.is_none() {
+        if empty == 0 {
             return;
         }
-        let empties = (0..self.n).filter(|&i| self.len[i] == 0).count() as u32;
+        let empties = empty.count_ones();
         let cap_parent = 1usize << empties.min(6);
         let cap_empty = 1usize << (empties - 1).min(6);
-        let parents = (by_rank, by_code);
-        self.push_runs(first_empty, cap_parent, cap_empty, true, parents, out);
+        let first = Some(empty.trailing_zeros() as usize);
+        self.push_runs(first, cap_parent, cap_empty, true, (by_rank, by_code), out);
     }
 
     /// Run moves under unlimited sequence moves: every ordered run at the top of a pile
     /// moves as one move onto a card its bottom builds on, or into an empty pile (into the
     /// first only with `one_empty_target`; the whole pile into an empty pile only without
     /// `skip_lone_to_empty`, as it reaches the same position).
+    /// `empty`: the empty piles, as a bit mask.
     fn generate_sequences(
         &self,
-        first_empty: Option<usize>,
+        empty: u16,
         prune: Pruning,
         by_rank: &[u16; 16],
         by_code: &[u16; 64],
@@ -1077,15 +1081,17 @@ impl Position {
     ) {
         let (skip, parents) = (prune.skip_lone_to_empty, (by_rank, by_code));
         if prune.one_empty_target {
-            self.push_runs(first_empty, MAX_PILE, MAX_PILE, skip, parents, out);
+            let first = (empty != 0).then(|| empty.trailing_zeros() as usize);
+            self.push_runs(first, MAX_PILE, MAX_PILE, skip, parents, out);
             return;
         }
         // Every empty pile as a target: one pass per empty pile.
         self.push_runs(None, MAX_PILE, MAX_PILE, skip, parents, out);
-        for e in 0..self.n {
-            if self.len[e] == 0 {
-                self.push_runs_to_empty(e, MAX_PILE, prune.skip_lone_to_empty, out);
-            }
+        let mut rest = empty;
+        while rest != 0 {
+            let e = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.push_runs_to_empty(e, MAX_PILE, skip, out);
         }
     }
 
