@@ -288,6 +288,10 @@ pub struct BudgetArgs {
     /// proved lost (for checking that keeping them changes no verdict).
     #[arg(long, hide = true)]
     pub no_keep_proofs: bool,
+    /// Attempts with at least this node budget keep the states they prove lost (for
+    /// measuring the threshold; see `PROVE_FROM_NODES`).
+    #[arg(long, hide = true, default_value_t = castle::solver::PROVE_FROM_NODES)]
+    pub prove_from_nodes: u64,
     /// Print the search's win as found, without the shortening pass.
     #[arg(long, hide = true)]
     pub no_shorten: bool,

@@ -171,7 +171,7 @@ fn limits(b: &BudgetArgs) -> Result<Solver> {
             Pruning::ALL
         },
         restarts: !b.no_restarts,
-        keep_proofs: (!b.no_keep_proofs).then_some(castle::solver::PROVE_FROM_NODES),
+        keep_proofs: (!b.no_keep_proofs).then_some(b.prove_from_nodes),
         first_attempt: castle::solver::FIRST_ATTEMPT_NODES,
         shorten: !b.no_shorten,
         quick: !b.no_quick,
