@@ -611,6 +611,13 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 }
                 Entry::Present
             } else {
+                if track {
+                    // If the table says "open", the open set is asked next: its slot loads
+                    // while the table's probe waits for its own line. On the hard lost deal
+                    // the set's lookups went from 12.5-12.6% of the samples to 8.3-8.9%
+                    // (`perf`), and the deal from 23.8-24.6 s to 21.4-23.4 s, same nodes.
+                    open.prefetch(&key);
+                }
                 let entry = table.enter(&key);
                 let mut in_set = false;
                 let mut what = match entry {

@@ -114,7 +114,7 @@ fn tag_of(h: u64) -> u8 {
 /// Starts loading the cache line at `p` (a hint: no effect on results, and a prefetch never
 /// faults, whatever the address).
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+pub(super) fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `prefetcht0` reads nothing the program sees and cannot fault.
     unsafe {
