@@ -837,7 +837,6 @@ impl Position {
     ) -> bool {
         out.clear();
         let n = self.n;
-        let mut first_empty = None;
         // The empty piles (bit mask), the tops, read once; foundation moves; and the piles by
         // the rank (or the card) of their top card, so each card finds its parents at once.
         let mut empty = 0u16;
@@ -847,7 +846,6 @@ impl Position {
         for (i, top) in tops[..n].iter_mut().enumerate() {
             let l = self.len[i] as usize;
             if l == 0 {
-                first_empty = first_empty.or(Some(i));
                 empty |= 1 << i;
                 continue;
             }
@@ -862,6 +860,7 @@ impl Position {
                 by_code[c.code() as usize] |= 1 << i;
             }
         }
+        let first_empty = (empty != 0).then(|| empty.trailing_zeros() as usize);
         for (i, &top) in tops[..n].iter().enumerate() {
             let Some(c) = top else { continue };
             let mut parents = self.parents(c, &by_rank, &by_code, i as u8);

@@ -409,8 +409,7 @@ impl Solver {
             attempts += 1;
             let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
             if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
-                // A slice of the best-first search, a sixteenth of the attempt's nodes (each
-                // of its nodes costs about four of the depth-first search's).
+                // A slice of the best-first search, a sixteenth of the attempt's nodes.
                 if let (Some(pass), Some(b)) = (best_first.as_mut(), budget) {
                     let mut slice = (b / BEST_FIRST_SHARE).max(1);
                     if let Some(m) = self.limits.max_nodes {
@@ -504,11 +503,11 @@ pub const PROVE_FROM_NODES: u64 = 1_280_000;
 const QUICK_NODES: u64 = 50_000;
 
 /// The best-first phase gets a slice of `1 / BEST_FIRST_SHARE` of each depth-first attempt's
-/// node budget. Its nodes cost about four times as much (it expands some 330,000 a second, as
-/// it rebuilds each position from the deal), so on a deal the depth-first search decides it
-/// should add about a quarter to the time, until it reaches its memory cap; on winnable deals
-/// where the depth-first order goes astray it finds the win hundreds of times sooner
-/// (`castle bench` and the README have the figures).
+/// node budget. Its nodes cost more than the depth-first search's (it keeps every position it
+/// reaches in a map and a heap), so on a deal the depth-first search decides it adds time,
+/// until it reaches its memory cap; on winnable deals where the depth-first order goes astray
+/// it can find the win far sooner (README: sa deal 384 in 5.8 s, against no win in 60 s
+/// without the phase).
 const BEST_FIRST_SHARE: u64 = 16;
 
 /// Weight of the best-first phase's heuristic, in tenths (`f = g + 5 h`): greedy enough to

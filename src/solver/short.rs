@@ -223,9 +223,9 @@ impl<'a, const W: usize> Pass<'a, W> {
     /// down `i`'s, playing them (the first expansion starts from the deal). Rebuilding every
     /// position from the deal replayed the whole line, and best-first passes expand lines a
     /// hundred moves deep: walking took 41% off the pass's instructions (`valgrind
-    /// --tool=callgrind castle batch -v sa --seeds 1..40 -j 1`, same nodes), so the walks
-    /// between consecutive expansions are mostly short. `chain` is scratch (and
-    /// `at`'s chain is reused), so an expansion allocates nothing once the buffers have grown.
+    /// --tool=callgrind castle batch -v sa --seeds 1..40 -j 1`, same nodes). `chain` is
+    /// scratch (and `at`'s chain is reused), so an expansion allocates nothing once the
+    /// buffers have grown.
     /// Returns the position and `i`'s chain, for the caller to put back in `at` once done.
     fn walk(&mut self, i: u32, chain: &mut Vec<u32>) -> (Position, Vec<u32>) {
         let (mut pos, mut from) = self
