@@ -17,6 +17,90 @@
 //! - [`mod@bench`]: the fixed benchmark sets behind `castle bench`.
 //! - [`peer`]: fc-solve, the peer solver, run on the same deals (`castle bench --peer`).
 //! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
+//!
+//! # Examples
+//!
+//! Deal a numbered deal: deal 42 of Beleaguered Castle, the same on every machine and in every
+//! release (`castle deal --seed 42`).
+//!
+//! ```
+//! use castle::{Deal, Variant};
+//!
+//! let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 42);
+//! assert_eq!(deal.tableau.len(), 8);
+//! assert_eq!(deal.tableau[0].len(), 6);
+//! assert_eq!(deal.tableau[0][0].to_string(), "QD");
+//! assert!(deal.validate().is_ok());
+//! ```
+//!
+//! Read a deal file's text: castle's text format, an fc-solve board or JSON, detected from the
+//! text. The name given (here `board.fcs`) only labels error messages, which name the line and
+//! card at fault.
+//!
+//! ```
+//! use castle::formats::{read_deal, write_text, ReadOptions};
+//! use castle::Variant;
+//!
+//! let board = "Foundations: H-A C-A D-A S-A
+//! KS QS 5D 4D 7D 4C
+//! TS KD 9H JS 5C 6H
+//! 9S 7C 9D TH QD JD
+//! 8D 8C 8H 2S 3H 7S
+//! 8S JH TC QC 9C 6D
+//! 6C KC 2D 2H KH 3C
+//! 5S 7H TD 4S JC 3S
+//! 5H QH 6S 3D 4H 2C
+//! ";
+//! let deal = read_deal(board, "board.fcs", ReadOptions::default())?;
+//! assert_eq!(deal.rules.variant, Variant::BeleagueredCastle);
+//! assert_eq!(deal.foundations[..4], [1, 1, 1, 1]);
+//!
+//! // castle's own text format reads back to the same deal.
+//! let again = read_deal(&write_text(&deal), "deal.txt", ReadOptions::default())?;
+//! assert_eq!(again, deal);
+//!
+//! // Bad input is an error that names the file, the line and the card.
+//! let bad = board.replace("KS QS", "KS 1X");
+//! let err = read_deal(&bad, "board.fcs", ReadOptions::default()).unwrap_err();
+//! assert!(err.to_string().contains("board.fcs: line 2"), "{err}");
+//! # Ok::<(), castle::InputError>(())
+//! ```
+//!
+//! Solve a deal. With the foundations starting at queens (`--start-rank 12`) only the kings
+//! are left, so the search takes milliseconds; a full deal is solved the same way.
+//!
+//! ```
+//! use castle::{Deal, Solver, Variant, Verdict};
+//!
+//! let rules = Variant::BeleagueredCastle.rules().with_start_rank(12)?;
+//! let deal = Deal::from_seed(rules, 1);
+//! let outcome = Solver::default().solve(&deal);
+//! assert_eq!(outcome.verdict, Verdict::Solvable);
+//! assert_eq!(outcome.moves.len(), 4); // the four kings go home
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Check a line with the independent checker: replay the solver's moves, or a line typed by
+//! hand, and get the first illegal move or a won game.
+//!
+//! ```
+//! use castle::check::{check_win, steps_of, CheckError, Step};
+//! use castle::{Deal, Solver, Variant};
+//!
+//! let rules = Variant::BeleagueredCastle.rules().with_start_rank(12)?;
+//! let deal = Deal::from_seed(rules, 1);
+//! let outcome = Solver::default().solve(&deal);
+//! check_win(&deal, &steps_of(&outcome.moves))?;
+//!
+//! // A king does not build on a king: the checker names the first illegal move.
+//! let top = *deal.tableau[0].last().unwrap();
+//! let wrong = [Step::single(top, "t1", "t2")];
+//! match check_win(&deal, &wrong) {
+//!     Err(CheckError::Illegal(e)) => assert_eq!(e.number, 1),
+//!     other => panic!("expected an illegal move, got {other:?}"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 
 pub mod analyze;

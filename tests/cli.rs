@@ -293,7 +293,7 @@ fn variants_and_completions_print() {
 
 #[test]
 fn foreign_boards_are_read() {
-    // fc-solve's layout of Beleaguered Castle, as in shared/bench, and Solvitaire's JSON.
+    // fc-solve's layout of Beleaguered Castle, as in data/bench, and Solvitaire's JSON.
     let fcs = "Foundations: H-A C-A D-A S-A\n".to_string()
         + &run_ok(&["deal", "--seed", "5", "--format", "fcs"])
             .lines()

@@ -485,10 +485,10 @@ pub const PATH_WINDOW: usize = 1024;
 /// [`Solver::keep_proofs`]). The bookkeeping costs time on every node, and a small attempt's
 /// proofs save the next attempts little: with it from the first attempt on, bc 1..200 took
 /// 13.8 M nodes instead of 14.6 M but 27% longer (side by side, one core each), while the hard
-/// lost deal of `../shared/bench` went from 33.6 M nodes to 16.2 M. Re-measured with the
+/// lost deal of `data/bench` went from 33.6 M nodes to 16.2 M. Re-measured with the
 /// compact open set (`solver/open.rs`), builds differing only in this constant run one after
 /// the other on one core (`castle bench --variant bc`, then `castle solve --deal
-/// ../shared/bench/hard-unsolvable.fcs`):
+/// data/bench/hard-unsolvable.fcs`):
 ///
 /// | threshold | bc 1..200 | hard lost deal |
 /// | --- | --- | --- |
@@ -532,7 +532,7 @@ const WASTE_GUIDE: u32 = 80;
 /// budgets, so only a deal that runs long meets the cap. The cap was 64 MiB: bc 6378 and 6626
 /// stayed `unknown` after 25 minutes, and with this share the phase wins them in 29 s and
 /// 74 s (fc-solve's default search also wins both; see `docs/performance-log.md`). The
-/// hard lost deal of `../shared/bench`, which the phase cannot win, took as long with it as
+/// hard lost deal of `data/bench`, which the phase cannot win, took as long with it as
 /// without (idle, alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
 const BEST_FIRST_PART: usize = 8;
 

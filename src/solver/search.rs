@@ -905,7 +905,7 @@ fn give_away(
 /// Runs one attempt on `pool`'s threads, sharing `table`; calls `progress` from this thread
 /// about every 50 ms, and returns as soon as the attempt ends. (It used to sleep 50 ms
 /// between looks: each probe, a millisecond or so of search, then cost a whole 50 ms, and
-/// two threads proved the hard lost deal of `../shared/bench` no faster than one.)
+/// two threads proved the hard lost deal of `data/bench` no faster than one.)
 pub(super) fn parallel<const W: usize>(
     run: &Run,
     table: &Table<W>,
