@@ -506,7 +506,7 @@ const QUICK_NODES: u64 = 50_000;
 /// node budget. Its nodes cost more than the depth-first search's (it keeps every position it
 /// reaches in a map and a heap), so on a deal the depth-first search decides it adds time,
 /// until it reaches its memory cap; on winnable deals where the depth-first order goes astray
-/// it can find the win far sooner (README: sa deal 384 in 5.8 s, against no win in 60 s
+/// it can find the win far sooner (docs/design.md: sa deal 384 in 5.8 s, against no win in 60 s
 /// without the phase).
 const BEST_FIRST_SHARE: u64 = 16;
 
@@ -550,7 +550,7 @@ const BEST_FIRST_PART: usize = 8;
 /// Measured with all phases on, a cap of 20 million nodes and 1 GiB per deal, one core
 /// (the other one busy), by a program calling the library with builds differing only in the
 /// probes (the rows "none" and "Luby, 2,000" are node for node what `castle batch` gives
-/// with and without `--no-probes`; the README has those runs):
+/// with and without `--no-probes`; docs/design.md has those runs):
 ///
 /// | probes | bc 1..1000 | sa 1..500 |
 /// | --- | --- | --- |
