@@ -4,7 +4,8 @@
 //! This file owns [`Position`] (its layout, its construction from a deal, what it shows) and
 //! the moves played on it: [`Position::play`], [`Position::apply`] and [`Position::undo`],
 //! with the per-pile key bookkeeping (`push`, `pop`) every move goes through; and the
-//! switches of the search's reductions, [`Pruning`]. The rest of the position's work lives
+//! switches of the search's reductions, [`Pruning`]; and the short search's lower bound,
+//! [`Position::moves_left_bound`]. The rest of the position's work lives
 //! in submodules, each an `impl Position` block over the same fields:
 //! - `key`: the exact, pile-order-free state key ([`Position::key`]), its bit layout and
 //!   bound, and the hash multiplier the solver's tables share;
@@ -575,6 +576,8 @@ impl Position {
         self.put(m.from, m, true);
     }
 
+    /// True when `c` fits a foundation of its suit (read by the safe moves, move generation
+    /// and the move order).
     #[inline]
     fn fits_foundation(&self, c: Card) -> bool {
         self.fit[c.suit_index()] >> c.rank() & 1 == 1
