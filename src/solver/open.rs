@@ -30,7 +30,7 @@ fn hash<const W: usize>(key: &[u64; W]) -> u64 {
         h = (h ^ w).wrapping_mul(0xD6E8_FEB8_6659_FD93);
         h ^= h >> 29;
     }
-    h.wrapping_mul(0x9E37_79B9_7F4A_7C15) & !0xFFFF_FFFF
+    h.wrapping_mul(crate::state::KEY_HASH_MUL) & !0xFFFF_FFFF
 }
 
 /// The position on the open stack an entry points at.

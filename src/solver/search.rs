@@ -299,7 +299,7 @@ impl<const W: usize> Scratch<W> {
 fn cache_slot<const W: usize>(recent: &[([u64; W], u32)], key: &[u64; W]) -> usize {
     let mut h = 0u64;
     for &w in key {
-        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h = (h ^ w).wrapping_mul(crate::state::KEY_HASH_MUL);
     }
     (h >> 40) as usize & (recent.len() - 1)
 }

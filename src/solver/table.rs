@@ -100,7 +100,7 @@ impl Slot {
 pub fn mix(key: &[u64]) -> u64 {
     let mut h: u64 = 0x243F_6A88_85A3_08D3;
     for &w in key {
-        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h = (h ^ w).wrapping_mul(crate::state::KEY_HASH_MUL);
         h ^= h >> 29;
     }
     h.wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
