@@ -1,7 +1,8 @@
 //! The exact solver: budgets, verdicts, and the entry point that picks the key width.
 //!
-//! A verdict is exact: `Solvable` comes with a move list (the tests replay every one with the
-//! independent checker in `check.rs`), `Unsolvable` means the depth-first search entered every
+//! A verdict is exact: `Solvable` comes with a move list (replayed by the independent checker
+//! in `check.rs` before [`Solver::solve`] returns it; one that does not replay is a
+//! [`SolveError`], never an outcome), `Unsolvable` means the depth-first search entered every
 //! position reachable from the deal (modulo the reductions of `state.rs`, each proved to keep
 //! every win), and `Unknown` means a budget ran out first — it never stands for "lost".
 
