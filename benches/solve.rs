@@ -44,12 +44,14 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("solve");
     group.sample_size(10);
     for (name, set) in sets() {
-        let r = run_set(&set, &solver);
+        let r = run_set(&set, &solver).expect("the solutions replay");
         println!(
             "{name}: {} won, {} lost, {} unknown, {} nodes (signature)",
             r.solvable, r.unsolvable, r.unknown, r.nodes
         );
-        group.bench_function(name, |b| b.iter(|| run_set(&set, &solver)));
+        group.bench_function(name, |b| {
+            b.iter(|| run_set(&set, &solver).expect("the solutions replay"))
+        });
     }
     group.finish();
 }

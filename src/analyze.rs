@@ -1,9 +1,11 @@
 //! `castle analyze`: every legal move from a position with the verdict after it — the hint a
-//! player wants when stuck — and the position's own difficulty.
+//! player wants when stuck — and the position's own difficulty; and the `--after` list of
+//! moves that leads from the deal to the position.
 
 use crate::check::{Board, Step};
 use crate::deal::Deal;
-use crate::solver::{Outcome, Solver};
+use crate::solver::{Outcome, SolveError, Solver};
+use crate::InputError;
 
 /// A position's verdict and each legal move's verdict.
 #[derive(Clone, Debug)]
@@ -18,22 +20,62 @@ pub struct Analysis {
 }
 
 /// Analyses `board` with `solver`.
-pub fn analyze(board: &Board, solver: &Solver) -> Analysis {
+///
+/// # Errors
+/// A solve's internal error (see [`SolveError`]).
+pub fn analyze(board: &Board, solver: &Solver) -> Result<Analysis, SolveError> {
     let position = board.to_deal();
-    let whole = solver.solve(&position);
+    let whole = solver.solve(&position)?;
     let moves = board
         .legal_steps()
         .into_iter()
         .map(|step| {
             let mut next = board.clone();
             next.play(&step).expect("legal_steps yields legal moves");
-            let out = solver.solve(&next.to_deal());
-            (step, out)
+            let out = solver.solve(&next.to_deal())?;
+            Ok((step, out))
         })
-        .collect();
-    Analysis {
+        .collect::<Result<_, SolveError>>()?;
+    Ok(Analysis {
         position,
         whole,
         moves,
+    })
+}
+
+/// Plays `after` on `board`: moves as `FROM TO` (or `FROM TO COUNT`) separated by commas,
+/// like `t3 f, t1 t5` (the notation of `castle analyze --after`).
+///
+/// # Errors
+/// A move that does not parse or is illegal, named by its number.
+pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
+    for (i, pair) in after
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .enumerate()
+    {
+        let words: Vec<&str> = pair.split_whitespace().collect();
+        let (from, to, count) = match words[..] {
+            [from, to] => (from, to, Some(1)),
+            [from, to, n] => (from, to, n.parse::<usize>().ok().filter(|&n| n >= 1)),
+            _ => (pair, pair, None),
+        };
+        let Some(count) = count.filter(|_| (2..=3).contains(&words.len())) else {
+            return Err(InputError(format!(
+                "--after: move {} `{pair}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
+                i + 1
+            )));
+        };
+        let step = board
+            .step_named(from, to, count)
+            .map_err(|why| InputError(format!("--after: move {} `{pair}`: {why}", i + 1)))?;
+        board.play(&step).map_err(|why| {
+            InputError(format!(
+                "--after: move {} ({step}) is illegal: {why}",
+                i + 1
+            ))
+        })?;
     }
+    Ok(())
 }

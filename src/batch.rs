@@ -1,5 +1,6 @@
-//! Deal analysis at scale: seed ranges solved in parallel into rows, rows appended to a CSV
-//! (or JSON lines) that survives interruption, and the summary statistics of `castle stats`.
+//! Deal analysis at scale (`castle batch`): seed ranges solved in parallel into rows, rows
+//! appended to a CSV (or written as JSON lines) that survives interruption. The summary
+//! statistics of `castle stats` are in [`crate::stats`].
 //!
 //! # Crash safety and resume
 //! Every row is formatted in memory and written with one `write_all` of a whole line, then
@@ -8,13 +9,15 @@
 //! a partial last line (no newline) is cut off, and the seeds already present are skipped.
 
 use crate::deal::{Deal, Numbering};
+use crate::report::Report;
 use crate::rules::Rules;
-use crate::solver::{Outcome, Solver, Verdict};
-use crate::InputError;
+use crate::solver::{Outcome, SolveError, Solver, Verdict};
+use crate::stats::wilson;
+use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::io::{BufRead, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One solved deal, as a CSV row.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -291,6 +294,9 @@ pub fn open_for_append(
 /// Solves `seeds` of `rules` on `threads` workers (each with an equal share of the memory
 /// budget), skipping `done`, and hands each finished row and outcome to `sink` in the
 /// calling thread as soon as it is ready (rows come in completion order).
+///
+/// # Errors
+/// The first error of `sink`, or of a solve (a bug: see [`crate::solver::SolveError`]).
 pub fn run(
     rules: Rules,
     numbering: Numbering,
@@ -298,8 +304,8 @@ pub fn run(
     done: &HashSet<u64>,
     solver: Solver,
     threads: usize,
-    sink: &mut dyn FnMut(Row, Deal, Outcome) -> std::io::Result<()>,
-) -> std::io::Result<()> {
+    sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
+) -> Result<(), Error> {
     let todo: Vec<u64> = seeds.iter().filter(|s| !done.contains(s)).collect();
     let threads = threads.max(1);
     let mut per = solver;
@@ -308,7 +314,8 @@ pub fn run(
         .num_threads(threads)
         .build()
         .map_err(std::io::Error::other)?;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(Row, Deal, Outcome)>(threads * 4);
+    type Solved = Result<(Row, Deal, Outcome), SolveError>;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
     let mut result = Ok(());
     std::thread::scope(|scope| {
         scope.spawn(move || {
@@ -324,13 +331,18 @@ pub fn run(
                         let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                             return;
                         };
-                        let out = per.solve(&deal);
-                        let _ = tx.send((Row::new(&deal, numbering, &out), deal, out));
+                        let solved = per
+                            .solve(&deal)
+                            .map(|out| (Row::new(&deal, numbering, &out), deal, out));
+                        let _ = tx.send(solved);
                     });
             });
         });
-        for (row, deal, out) in rx {
-            if let Err(e) = sink(row, deal, out) {
+        for solved in rx {
+            if let Err(e) = solved
+                .map_err(Error::from)
+                .and_then(|(row, deal, out)| sink(row, deal, out))
+            {
                 result = Err(e);
                 break;
             }
@@ -339,147 +351,207 @@ pub fn run(
     result
 }
 
-/// A 95% Wilson score interval for `k` successes in `n` trials.
-pub fn wilson(k: u64, n: u64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.959_963_984_540_054_f64;
-    let (k, n) = (k as f64, n as f64);
-    let p = k / n;
-    let denom = 1.0 + z * z / n;
-    let center = (p + z * z / (2.0 * n)) / denom;
-    let half = z / denom * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    ((center - half).max(0.0), (center + half).min(1.0))
+/// Row formats of `castle batch` on standard output (when no CSV file is given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowFormat {
+    /// CSV with a header ([`HEADER`]).
+    Csv,
+    /// One solve report ([`crate::report::Report`]) per line.
+    Jsonl,
 }
 
-/// Summary of one group (variant and options).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Summary {
-    /// Deals.
-    pub deals: u64,
-    /// Proved winnable.
-    pub winnable: u64,
-    /// Proved lost.
-    pub unsolvable: u64,
-    /// Undecided.
+/// What `castle batch` does: which deals, how they are solved, where the rows go.
+#[derive(Clone, Debug)]
+pub struct BatchOptions {
+    /// The rules of every deal.
+    pub rules: Rules,
+    /// Whose deal numbers the seeds are.
+    pub numbering: Numbering,
+    /// The seeds.
+    pub seeds: Seeds,
+    /// The solver of each deal (its memory budget is shared by the workers).
+    pub solver: Solver,
+    /// Worker threads.
+    pub threads: usize,
+    /// Append rows to this CSV file (resuming a run), instead of writing them to the output.
+    pub csv: Option<PathBuf>,
+    /// Row format on the output when there is no `csv` file.
+    pub format: RowFormat,
+    /// Also append the seeds proved winnable to this file, one per line.
+    pub winnable_only: Option<PathBuf>,
+    /// Solve again the seeds whose rows in `csv` all say `unknown` (see [`open_for_append`]).
+    pub retry_unknown: bool,
+}
+
+/// The verdicts of a batch so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Deals proved winnable.
+    pub won: u64,
+    /// Deals proved lost.
+    pub lost: u64,
+    /// Deals left undecided.
     pub unknown: u64,
-    /// Win rate interval: the Wilson lower bound with unknowns counted as losses, and the
-    /// Wilson upper bound with unknowns counted as wins.
-    pub win_rate: (f64, f64),
-    /// Solution lengths of winnable deals: min, median, p99, max.
-    pub length: [u64; 4],
-    /// Nodes of all deals: min, median, p99, max.
-    pub nodes: [u64; 4],
-    /// Lost deals by score (cards home at best): score -> count.
-    pub lost_scores: BTreeMap<u8, u64>,
+    /// Seeds skipped because the CSV file already had them.
+    pub done_before: usize,
+    /// Whether the file's `unknown` seeds were solved again.
+    pub retried: bool,
 }
 
-fn quantiles(mut v: Vec<u64>) -> [u64; 4] {
-    if v.is_empty() {
-        return [0; 4];
+impl Tally {
+    /// Deals solved in this run.
+    pub fn deals(&self) -> u64 {
+        self.won + self.lost + self.unknown
     }
-    v.sort_unstable();
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    [v[0], at(0.5), at(0.99), v[v.len() - 1]]
-}
 
-/// What merging files found besides the summaries.
-#[derive(Clone, Debug, Default)]
-pub struct Merge {
-    /// Summaries by group.
-    pub groups: BTreeMap<String, Summary>,
-    /// Rows seen more than once with the same verdict (counted once).
-    pub duplicates: u64,
-    /// Seeds whose rows disagree on the verdict: (group, seed, verdicts).
-    pub conflicts: Vec<(String, u64, Vec<String>)>,
-}
+    /// The progress line: the win rate so far and its 95% Wilson interval, unknowns counted
+    /// both ways.
+    pub fn progress(&self) -> String {
+        let n = self.deals();
+        let (lo, hi) = (wilson(self.won, n).0, wilson(self.won + self.unknown, n).1);
+        format!(
+            "win rate {:.1}% [{:.1}, {:.1}], {} unknown",
+            100.0 * self.won as f64 / n as f64,
+            100.0 * lo,
+            100.0 * hi,
+            self.unknown
+        )
+    }
 
-/// Merges rows from several files: one row per (group, seed). A seed seen again with the
-/// same verdict is a duplicate; with another verdict a conflict (a decided verdict beats
-/// `unknown`; two decided verdicts that differ are reported and the seed left out).
-pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
-    let mut by: BTreeMap<(String, u64), Vec<Row>> = BTreeMap::new();
-    for r in rows {
-        by.entry((r.group(), r.seed)).or_default().push(r);
-    }
-    let mut m = Merge::default();
-    let mut kept: BTreeMap<String, Vec<Row>> = BTreeMap::new();
-    for ((group, seed), rows) in by {
-        m.duplicates += rows.len() as u64 - 1;
-        let decided: Vec<&Row> = rows.iter().filter(|r| r.verdict != "unknown").collect();
-        let verdicts: HashSet<&str> = decided.iter().map(|r| r.verdict.as_str()).collect();
-        if verdicts.len() > 1 {
-            m.conflicts.push((
-                group,
-                seed,
-                rows.iter().map(|r| r.verdict.clone()).collect(),
-            ));
-            continue;
-        }
-        let best = decided.first().copied().unwrap_or(&rows[0]).clone();
-        kept.entry(group).or_default().push(best);
-    }
-    for (group, rows) in kept {
-        let mut s = Summary {
-            deals: rows.len() as u64,
-            ..Default::default()
-        };
-        let mut lengths = Vec::new();
-        for r in &rows {
-            match r.verdict.as_str() {
-                "solvable" => {
-                    s.winnable += 1;
-                    lengths.push(r.moves as u64);
+    /// The closing line, if any deal was solved.
+    pub fn summary(&self) -> Option<String> {
+        let n = self.deals();
+        (n > 0).then(|| {
+            format!(
+                "{n} deals: {} winnable, {} unsolvable, {} unknown ({} done before{})",
+                self.won,
+                self.lost,
+                self.unknown,
+                self.done_before,
+                if self.retried {
+                    ", unknown ones retried"
+                } else {
+                    ""
                 }
-                "unsolvable" => {
-                    s.unsolvable += 1;
-                    *s.lost_scores.entry(r.score).or_default() += 1;
-                }
-                _ => s.unknown += 1,
+            )
+        })
+    }
+}
+
+/// A batch ready to run: its files open, the seeds already done read back.
+#[derive(Debug)]
+pub struct Batch {
+    opts: BatchOptions,
+    file: Option<std::fs::File>,
+    done: HashSet<u64>,
+    winnable: Option<std::fs::File>,
+}
+
+impl Batch {
+    /// Opens the CSV file (see [`open_for_append`]) and the winnable-seeds file.
+    ///
+    /// # Errors
+    /// The errors of [`open_for_append`]; a winnable-seeds file that cannot be opened.
+    pub fn open(opts: BatchOptions) -> Result<Batch, InputError> {
+        let (file, done) = match &opts.csv {
+            Some(p) => {
+                let (f, d) = open_for_append(p, &opts.rules, opts.numbering, opts.retry_unknown)?;
+                (Some(f), d)
             }
-        }
-        s.win_rate = (
-            wilson(s.winnable, s.deals).0,
-            wilson(s.winnable + s.unknown, s.deals).1,
-        );
-        s.length = quantiles(lengths);
-        s.nodes = quantiles(rows.iter().map(|r| r.nodes).collect());
-        m.groups.insert(group, s);
+            None => (None, HashSet::new()),
+        };
+        let winnable = match &opts.winnable_only {
+            Some(p) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .map_err(|e| InputError(format!("{}: {e}", p.display())))?,
+            ),
+            None => None,
+        };
+        Ok(Batch {
+            opts,
+            file,
+            done,
+            winnable,
+        })
     }
-    m
+
+    /// The seeds this run will solve.
+    pub fn todo(&self) -> u64 {
+        self.opts
+            .seeds
+            .iter()
+            .filter(|s| !self.done.contains(s))
+            .count() as u64
+    }
+
+    /// Solves the seeds (see [`run`]), writing each row as it comes (to the CSV file, or to
+    /// `out`) and calling `progress` after each.
+    ///
+    /// # Errors
+    /// Writing a row, or a solve's internal error.
+    pub fn run(
+        mut self,
+        out: &mut impl Write,
+        progress: &mut dyn FnMut(&Tally),
+    ) -> Result<Tally, Error> {
+        let o = &self.opts;
+        if self.file.is_none() && o.format == RowFormat::Csv {
+            writeln!(out, "{HEADER}")?;
+        }
+        let mut tally = Tally {
+            done_before: self.done.len(),
+            retried: o.retry_unknown,
+            ..Tally::default()
+        };
+        run(
+            o.rules,
+            o.numbering,
+            o.seeds,
+            &self.done,
+            o.solver,
+            o.threads,
+            &mut |row, deal, outcome| {
+                match outcome.verdict {
+                    Verdict::Solvable => tally.won += 1,
+                    Verdict::Unsolvable => tally.lost += 1,
+                    Verdict::Unknown => tally.unknown += 1,
+                }
+                match (&mut self.file, o.format) {
+                    (Some(f), _) => {
+                        f.write_all(row.csv_line().as_bytes())?;
+                        f.flush()?;
+                    }
+                    (None, RowFormat::Csv) => {
+                        out.write_all(row.csv_line().as_bytes())?;
+                        out.flush()?;
+                    }
+                    (None, RowFormat::Jsonl) => {
+                        let report = Report::new(&deal, &outcome);
+                        serde_json::to_writer(&mut *out, &report)?;
+                        writeln!(out)?;
+                        out.flush()?;
+                    }
+                }
+                if outcome.verdict == Verdict::Solvable {
+                    if let Some(w) = &mut self.winnable {
+                        writeln!(w, "{}", row.seed)?;
+                        w.flush()?;
+                    }
+                }
+                progress(&tally);
+                Ok(())
+            },
+        )?;
+        Ok(tally)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wilson_matches_hand_computed_values() {
-        // 5 of 10: p = 0.5, z = 1.96: centre 0.5, half-width 1.96/1.38416 * sqrt(0.025 +
-        // 0.009604) = 0.26340 -> (0.2366, 0.7634).
-        let (lo, hi) = wilson(5, 10);
-        assert!(
-            (lo - 0.2366).abs() < 1e-4 && (hi - 0.7634).abs() < 1e-4,
-            "{lo} {hi}"
-        );
-        // 0 of 10: upper bound z^2/(n + z^2) = 3.8415/13.8415 = 0.27753.
-        let (lo, hi) = wilson(0, 10);
-        assert!(lo.abs() < 1e-12 && (hi - 0.27753).abs() < 1e-4, "{lo} {hi}");
-        // 10 of 10 mirrors it.
-        let (lo, hi) = wilson(10, 10);
-        assert!(
-            (lo - 0.72247).abs() < 1e-4 && (hi - 1.0).abs() < 1e-12,
-            "{lo} {hi}"
-        );
-        // 68 of 100: z^2 = 3.841459; centre (0.68 + 0.0192073)/1.0384146 = 0.673341; half
-        // 1.959964/1.0384146 * sqrt(0.002176 + 0.0000960) = 1.887457 * 0.0476659 = 0.089967.
-        let (lo, hi) = wilson(68, 100);
-        assert!(
-            (lo - 0.583374).abs() < 1e-5 && (hi - 0.763308).abs() < 1e-5,
-            "{lo} {hi}"
-        );
-    }
 
     #[test]
     fn shards_partition_the_range() {

@@ -1,8 +1,19 @@
-//! The command line: clap parses into these types, and `main.rs` runs them. This is the only
-//! module that knows clap; indicatif lives in `main.rs`'s progress helper.
+//! The command line: clap parses into these types, and they turn themselves into the
+//! library's options (rules, a [`Solver`], [`BatchOptions`], ...) and read the deal files
+//! they name; `main.rs` dispatches. This is the only module that knows clap, and with
+//! [`progress`] (the spinner and the progress bar) the only one that knows indicatif.
 
+pub mod progress;
+
+use castle::batch::{BatchOptions, Seeds};
+use castle::bench::PeerOptions;
+use castle::formats::{self, Format, ReadOptions};
+use castle::render::Color;
+use castle::rules::SequenceMoves;
+use castle::{Deal, InputError, Limits, Pruning, Rules, Solver, Variant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
 
 /// Exact solver for the Beleaguered Castle family of patience games.
 #[derive(Parser, Debug)]
@@ -387,6 +398,290 @@ pub struct BenchArgs {
     /// MiB of address space fc-solve may use on one deal under --peer.
     #[arg(long, default_value_t = 4096)]
     pub peer_memory: u64,
+}
+
+fn input(msg: impl Into<String>) -> InputError {
+    InputError(msg.into())
+}
+
+/// `--variant`, if given.
+pub fn parse_variant(name: Option<&str>) -> Result<Option<Variant>, InputError> {
+    name.map(|s| {
+        s.parse::<Variant>()
+            .map_err(|e| input(format!("--variant: {e}")))
+    })
+    .transpose()
+}
+
+/// Colours on standard output when it is a terminal and `NO_COLOR` is not set.
+pub fn color() -> Color {
+    if std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        Color::On
+    } else {
+        Color::Off
+    }
+}
+
+/// The text of a file, or of standard input for `-`, and its name for messages.
+pub fn read_input(path: &Path) -> Result<(String, String), castle::Error> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(castle::Error::Stdin)?;
+        Ok((s, "<stdin>".to_string()))
+    } else {
+        let origin = path.display().to_string();
+        let s = std::fs::read_to_string(path)
+            .map_err(|e| input(format!("{origin}: cannot read: {e}")))?;
+        Ok((s, origin))
+    }
+}
+
+/// A deal file of `bench --deal`, named by its file name (rules from the file, the variant
+/// from `--variant` if given).
+pub fn read_deal_file(
+    path: &Path,
+    variant: Option<Variant>,
+) -> Result<(String, Deal), castle::Error> {
+    let (text, origin) = read_input(path)?;
+    let opts = ReadOptions {
+        variant,
+        start_rank: None,
+        foundation_return: None,
+        sequence_moves: None,
+        format: None,
+    };
+    let deal = formats::read_deal(&text, &origin, opts)?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok((name, deal))
+}
+
+impl From<SequenceArg> for SequenceMoves {
+    fn from(s: SequenceArg) -> Self {
+        match s {
+            SequenceArg::Single => SequenceMoves::Single,
+            SequenceArg::Unlimited => SequenceMoves::Unlimited,
+        }
+    }
+}
+
+impl From<Numbering> for castle::deal::Numbering {
+    fn from(n: Numbering) -> Self {
+        match n {
+            Numbering::Castle => castle::deal::Numbering::Castle,
+            Numbering::Pysol => castle::deal::Numbering::Pysol,
+        }
+    }
+}
+
+impl From<InFormat> for Format {
+    fn from(f: InFormat) -> Self {
+        match f {
+            InFormat::Text => Format::Text,
+            InFormat::Fcs => Format::Fcs,
+            InFormat::Json => Format::Json,
+        }
+    }
+}
+
+impl From<RowFormat> for castle::batch::RowFormat {
+    fn from(f: RowFormat) -> Self {
+        match f {
+            RowFormat::Csv => castle::batch::RowFormat::Csv,
+            RowFormat::Jsonl => castle::batch::RowFormat::Jsonl,
+        }
+    }
+}
+
+impl RuleArgs {
+    /// The rules the command line asks for: the variant's, with the rule options on top.
+    pub fn to_rules(&self, variant: Variant) -> Result<Rules, InputError> {
+        let mut rules = variant.rules();
+        if let Some(k) = self.start_rank {
+            rules = rules.with_start_rank(k).map_err(|e| input(e.to_string()))?;
+        }
+        if self.foundation_return {
+            rules = rules.with_foundation_return(true);
+        }
+        if let Some(s) = self.sequence_moves {
+            rules = rules.with_sequence_moves(s.into());
+        }
+        Ok(rules)
+    }
+}
+
+impl DealSource {
+    /// The deal the user asked for: by number, or read from a file.
+    pub fn load(&self) -> Result<Deal, castle::Error> {
+        let variant = parse_variant(self.variant.as_deref())?;
+        match (&self.seed, &self.deal) {
+            (Some(seed), None) => {
+                let rules = self
+                    .rules
+                    .to_rules(variant.unwrap_or(Variant::BeleagueredCastle))?;
+                Ok(Deal::numbered(rules, self.rules.numbering.into(), *seed)
+                    .map_err(|e| input(format!("--seed {seed}: {e}")))?)
+            }
+            (None, Some(path)) => {
+                if self.rules.numbering != Numbering::Castle {
+                    return Err(input("--numbering applies to --seed, not to --deal files").into());
+                }
+                let (text, origin) = read_input(path)?;
+                let opts = ReadOptions {
+                    variant,
+                    start_rank: self.rules.start_rank,
+                    foundation_return: self.rules.foundation_return.then_some(true),
+                    sequence_moves: self.rules.sequence_moves.map(Into::into),
+                    format: self.from.map(Into::into),
+                };
+                Ok(formats::read_deal(&text, &origin, opts)?)
+            }
+            _ => Err(input("give a deal: --seed N (with --variant) or --deal FILE").into()),
+        }
+    }
+}
+
+impl BudgetArgs {
+    /// The solver these budgets and switches make (one thread).
+    pub fn to_solver(&self) -> Result<Solver, InputError> {
+        if self.memory == 0 {
+            return Err(input("--memory must be at least 1 (MiB)"));
+        }
+        if self.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
+            return Err(input("--max-seconds must be a positive number"));
+        }
+        Ok(Solver {
+            limits: Limits {
+                max_nodes: self.max_nodes,
+                max_seconds: self.max_seconds,
+                memory_bytes: self.memory << 20,
+            },
+            pruning: if self.no_prune {
+                Pruning::NONE
+            } else {
+                Pruning::ALL
+            },
+            restarts: !self.no_restarts,
+            keep_proofs: (!self.no_keep_proofs).then_some(self.prove_from_nodes),
+            first_attempt: castle::solver::FIRST_ATTEMPT_NODES,
+            shorten: !self.no_shorten,
+            quick: !self.no_quick,
+            best_first: !self.no_best_first,
+            probes: (!self.no_probes).then_some(self.probe_nodes),
+            threads: 1,
+            short: self.short.then_some(self.short_nodes),
+            ..Solver::default()
+        })
+    }
+}
+
+impl SolveArgs {
+    /// The solver: the budgets, with `--threads`.
+    pub fn to_solver(&self) -> Result<Solver, InputError> {
+        Ok(Solver {
+            threads: usize::from(self.threads),
+            ..self.budget.to_solver()?
+        })
+    }
+}
+
+impl BenchArgs {
+    /// The solver: the budgets, with `--threads`.
+    pub fn to_solver(&self) -> Result<Solver, InputError> {
+        Ok(Solver {
+            threads: usize::from(self.threads),
+            ..self.budget.to_solver()?
+        })
+    }
+
+    /// How fc-solve runs under `--peer`.
+    pub fn peer_options(&self) -> PeerOptions {
+        PeerOptions {
+            seconds: self.peer_seconds,
+            memory_mib: self.peer_memory,
+        }
+    }
+}
+
+impl BatchArgs {
+    /// The batch these flags describe.
+    pub fn to_options(&self) -> Result<BatchOptions, InputError> {
+        let variant = parse_variant(Some(&self.variant))?.expect("variant given");
+        let rules = self.rules.to_rules(variant)?;
+        let numbering = self.rules.numbering.into();
+        let (first, last) = Seeds::parse_range(&self.seeds)?;
+        // Every seed of the range deals the same way; the first one tells whether they can.
+        for seed in [first, last] {
+            Deal::numbered(rules, numbering, seed).map_err(|e| input(format!("--seeds: {e}")))?;
+        }
+        let (shard, shards) = match &self.shard {
+            Some(s) => Seeds::parse_shard(s)?,
+            None => (0, 1),
+        };
+        let solver = self.budget.to_solver()?;
+        let threads = self
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if threads == 0 {
+            return Err(input("--threads must be at least 1"));
+        }
+        Ok(BatchOptions {
+            rules,
+            numbering,
+            seeds: Seeds {
+                first,
+                last,
+                shard,
+                shards,
+            },
+            solver,
+            threads,
+            csv: self.csv.clone(),
+            format: self.format.into(),
+            winnable_only: self.winnable_only.clone(),
+            retry_unknown: self.retry_unknown,
+        })
+    }
+}
+
+impl PlayArgs {
+    /// The game to start (the deal, a random deal number if none is given, or a saved game)
+    /// and the options of the game loop.
+    pub fn to_game(
+        &self,
+    ) -> Result<(castle::play::game::Game, castle::play::PlayOptions), castle::Error> {
+        use castle::play::{game::Game, PlayOptions};
+        if self.coach_seconds.is_nan() || self.coach_seconds <= 0.0 {
+            return Err(input("--coach-seconds must be a positive number").into());
+        }
+        let game = match &self.load {
+            Some(path) => {
+                let (text, origin) = read_input(path)?;
+                Game::from_json(&text, &origin)?
+            }
+            None => {
+                let mut src = self.source.clone();
+                if src.seed.is_none() && src.deal.is_none() {
+                    let now = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(1, |d| d.as_nanos() as u64);
+                    src.seed = Some(now % 1_000_000 + 1);
+                }
+                Game::new(src.load()?, !self.no_auto)
+            }
+        };
+        let opts = PlayOptions {
+            auto: !self.no_auto,
+            coach_nodes: self.coach_nodes,
+            coach_seconds: self.coach_seconds,
+            lines: self.lines,
+        };
+        Ok((game, opts))
+    }
 }
 
 #[cfg(test)]

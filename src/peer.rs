@@ -1064,7 +1064,7 @@ This scan generated 15 states.
         let Some(exe) = peer() else { return };
         for seed in 1..=10 {
             let d = deal(seed);
-            let ours = Solver::default().solve(&d);
+            let ours = Solver::default().solve(&d).unwrap();
             let run = run_fc_solve_capped(&exe, &d, Duration::from_secs(60), Some(TEST_CAP));
             eprintln!(
                 "deal {seed}: castle {} ({} moves), fc-solve {:?} ({:?} moves, {:.2} s, {:?} bytes)",

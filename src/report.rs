@@ -1,12 +1,15 @@
-//! The machine-readable result (the JSON contract of `castle solve --format json`, read back
-//! by `castle verify`) and the text rendering a player reads.
+//! The machine-readable results: the JSON contract of `castle solve --format json` (read back
+//! by `castle verify`), and the JSON of `castle deal --format json` and `castle analyze
+//! --format json`. The text a player reads is [`crate::render`]'s.
 
-use crate::card::{Card, Suit};
+use crate::analyze::Analysis;
+use crate::card::Card;
 use crate::check::Step;
 use crate::deal::Deal;
 use crate::solver::{Outcome, Verdict};
-use crate::InputError;
+use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 
 /// The `options` object.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,100 +221,89 @@ impl Report {
     }
 }
 
-/// Whether to colour text output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Color {
-    /// ANSI colours (red suits in red, piles dimmed labels).
-    On,
-    /// Plain text.
-    Off,
+/// Writes the report of a solve as one line of JSON.
+///
+/// # Errors
+/// Writing `out`.
+pub fn write_report(out: &mut impl Write, deal: &Deal, outcome: &Outcome) -> Result<(), Error> {
+    serde_json::to_writer(&mut *out, &Report::new(deal, outcome))?;
+    writeln!(out)?;
+    Ok(())
 }
 
-fn show(c: Card, color: Color) -> String {
-    let face = format!("{}{}", &c.to_string()[..1], c.suit().symbol());
-    match (color, c.suit().is_red()) {
-        (Color::On, true) => format!("\x1b[31m{face}\x1b[0m"),
-        (Color::On, false) => format!("\x1b[1m{face}\x1b[0m"),
-        (Color::Off, _) => c.to_string(),
-    }
+/// The JSON of `castle deal --format json`.
+#[derive(Clone, Debug, Serialize)]
+struct DealFileJson {
+    variant: &'static str,
+    seed: Option<u64>,
+    options: OptionsJson,
+    deal: DealJson,
 }
 
-/// Draws a deal the way the seed games lay it out: foundations in a middle column, the
-/// piles as wings on both sides, each wing's top card on the outside; then the reserve
-/// cells, stock and waste of the games that have them.
-pub fn draw_board(deal: &Deal, color: Color) -> String {
-    let n = deal.tableau.len();
-    let left = n.div_ceil(2);
-    let cell = 3; // every card is two characters plus a space
-    let width = deal.tableau[..left].iter().map(Vec::len).max().unwrap_or(0) * cell;
-    let nf = deal.rules.foundation_piles();
-    let mut out = String::new();
-    let rows = left.max(nf);
-    for row in 0..rows {
-        let mut line = String::new();
-        if row < left {
-            let pile = &deal.tableau[row];
-            let pad = width - pile.len() * cell;
-            line += &" ".repeat(pad);
-            for &c in pile.iter().rev() {
-                line += &show(c, color);
-                line.push(' ');
-            }
-            line += &format!("t{:<2}", row + 1);
-        } else {
-            line += &" ".repeat(width + 3);
-        }
-        let f = if row < nf {
-            let s = Suit::from_index(row % 4);
-            let h = deal.foundations[row];
-            if h == 0 {
-                format!("[ {}]", s.letter())
-            } else {
-                format!("[{}]", show(Card::new(h, s), color))
-            }
-        } else {
-            "    ".to_string()
-        };
-        line += &format!(" {f} ");
-        let r = row + left;
-        if r < n {
-            line += &format!("t{:<2}", r + 1);
-            for &c in &deal.tableau[r] {
-                line.push(' ');
-                line += &show(c, color);
-            }
-        }
-        out += line.trim_end();
-        out.push('\n');
-    }
-    if deal.rules.cells > 0 {
-        let cells: Vec<String> = (0..deal.rules.cells)
-            .map(|k| match deal.reserve.get(k) {
-                Some(&c) => format!("r{} [{}]", k + 1, show(c, color)),
-                None => format!("r{} [  ]", k + 1),
+/// Writes a deal as `castle deal --format json` prints it (pretty, every object's keys in
+/// alphabetical order, as the command has always printed them).
+///
+/// # Errors
+/// Writing `out`.
+pub fn write_deal(out: &mut impl Write, deal: &Deal) -> Result<(), Error> {
+    let v = serde_json::to_value(DealFileJson {
+        variant: deal.rules.variant.name(),
+        seed: deal.seed,
+        options: OptionsJson::of(deal),
+        deal: DealJson::of(deal),
+    })?;
+    writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    Ok(())
+}
+
+/// The JSON of `castle analyze --format json`.
+#[derive(Clone, Debug, Serialize)]
+struct AnalysisJson {
+    position: DealJson,
+    verdict: &'static str,
+    limit: Option<&'static str>,
+    nodes: u64,
+    solution_length: Option<usize>,
+    moves: Vec<MoveVerdictJson>,
+}
+
+/// One move of `castle analyze --format json` and the verdict after it.
+#[derive(Clone, Debug, Serialize)]
+struct MoveVerdictJson {
+    card: String,
+    from: String,
+    to: String,
+    verdict: &'static str,
+    limit: Option<&'static str>,
+    nodes: u64,
+}
+
+/// Writes an analysis as one line of JSON (every object's keys in alphabetical order, as the
+/// command has always printed them).
+///
+/// # Errors
+/// Writing `out`.
+pub fn write_analysis(out: &mut impl Write, a: &Analysis) -> Result<(), Error> {
+    let whole = &a.whole;
+    let v = serde_json::to_value(AnalysisJson {
+        position: DealJson::of(&a.position),
+        verdict: whole.verdict.name(),
+        limit: whole.limit.map(|l| l.name()),
+        nodes: whole.nodes,
+        solution_length: (whole.verdict == Verdict::Solvable).then_some(whole.moves.len()),
+        moves: a
+            .moves
+            .iter()
+            .map(|(s, r)| MoveVerdictJson {
+                card: s.card.to_string(),
+                from: s.from.clone(),
+                to: s.to.clone(),
+                verdict: r.verdict.name(),
+                limit: r.limit.map(|l| l.name()),
+                nodes: r.nodes,
             })
-            .collect();
-        out += &format!("reserve: {}\n", cells.join("  "));
-    }
-    if deal.rules.stock {
-        let next = deal
-            .stock
-            .first()
-            .map_or(String::new(), |&c| format!(", next {}", show(c, color)));
-        let top = deal.waste.last().map_or("empty".to_string(), |&c| {
-            format!("{} cards, top {}", deal.waste.len(), show(c, color))
-        });
-        out += &format!("stock: {} cards{next}    waste: {top}\n", deal.stock.len());
-    }
-    out
-}
-
-/// Numbered moves, one per line, in the notation a player follows (`12. 5H t3 -> t7`).
-pub fn draw_moves(moves: &[Step]) -> String {
-    let w = moves.len().to_string().len();
-    moves
-        .iter()
-        .enumerate()
-        .map(|(i, m)| format!("{:>w$}. {m}\n", i + 1))
-        .collect()
+            .collect(),
+    })?;
+    writeln!(out, "{v}")?;
+    Ok(())
 }

@@ -11,11 +11,11 @@
 //!    before them; the position after is the same board (a card that went `A -> A` is a
 //!    loop, and step 1 removes it).
 //!
-//! Both steps repeat until nothing changes. The result is checked once more by replay (and
-//! the original returned if that ever failed, which would be a bug here, never a wrong
-//! answer).
+//! Both steps repeat until nothing changes. The list given is replayed first, and the result
+//! once more: a failure of either is a [`ShortenError`] (a bug in the caller or here), never a
+//! silent fallback to an unchecked line.
 
-use crate::check::{check_win, Board, Step};
+use crate::check::{check_win, Board, CheckError, Step};
 use crate::deal::Deal;
 use crate::moves::{Move, CELL, FOUNDATION, STOCK, WASTE};
 use std::collections::HashMap;
@@ -128,13 +128,25 @@ fn merge(deal: &Deal, steps: Vec<Step>) -> Vec<Step> {
     out
 }
 
+/// Why [`shorten`] returned no line.
+#[derive(Debug, thiserror::Error)]
+pub enum ShortenError {
+    /// The list given does not win from the deal.
+    #[error("the line to shorten does not win")]
+    NotAWin(#[source] CheckError),
+    /// The shortened list does not replay (a bug here).
+    #[error("the shortened line does not replay")]
+    Broken(#[source] CheckError),
+}
+
 /// A shorter winning move list for `deal` (never a longer one): see the module docs.
-/// `moves` must win from `deal`; the result wins too.
-pub fn shorten(deal: &Deal, moves: &[Move]) -> Vec<Move> {
+///
+/// # Errors
+/// [`ShortenError::NotAWin`] if `moves` does not win from `deal`;
+/// [`ShortenError::Broken`] if the result would not (a bug).
+pub fn shorten(deal: &Deal, moves: &[Move]) -> Result<Vec<Move>, ShortenError> {
     let original = crate::check::steps_of(moves);
-    if check_win(deal, &original).is_err() {
-        return moves.to_vec();
-    }
+    check_win(deal, &original).map_err(ShortenError::NotAWin)?;
     let mut steps = original;
     loop {
         let before = steps.len();
@@ -143,10 +155,8 @@ pub fn shorten(deal: &Deal, moves: &[Move]) -> Vec<Move> {
             break;
         }
     }
-    if check_win(deal, &steps).is_err() {
-        return moves.to_vec();
-    }
-    steps.iter().map(move_of).collect()
+    check_win(deal, &steps).map_err(ShortenError::Broken)?;
+    Ok(steps.iter().map(move_of).collect())
 }
 
 #[cfg(test)]
@@ -162,12 +172,12 @@ mod tests {
         let mut spliced = 0;
         for seed in 1..=40 {
             let deal = Deal::from_seed(Variant::Castile.rules(), seed);
-            let out = Solver::default().solve(&deal);
+            let out = Solver::default().solve(&deal).unwrap();
             if out.verdict != Verdict::Solvable {
                 continue;
             }
-            let short = shorten(&deal, &out.moves);
-            assert_eq!(shorten(&deal, &short), short, "a fixed point");
+            let short = shorten(&deal, &out.moves).unwrap();
+            assert_eq!(shorten(&deal, &short).unwrap(), short, "a fixed point");
             let board = Board::new(&deal);
             let detour = board.legal_steps().into_iter().find_map(|s| {
                 let mut b = board.clone();
@@ -179,7 +189,7 @@ mod tests {
             let Some(detour) = detour else { continue };
             let mut padded: Vec<Move> = detour.iter().map(move_of).collect();
             padded.extend(short.iter().copied());
-            let again = shorten(&deal, &padded);
+            let again = shorten(&deal, &padded).unwrap();
             assert_eq!(again, short, "castile deal {seed}: the detour is gone");
             assert!(check_win(&deal, &crate::check::steps_of(&again)).is_ok());
             spliced += 1;
@@ -205,16 +215,19 @@ mod tests {
             Step::single(c("KS"), "t3", "f"),
         ];
         let moves: Vec<Move> = steps.iter().map(move_of).collect();
-        let short = crate::check::steps_of(&shorten(&deal, &moves));
+        let short = crate::check::steps_of(&shorten(&deal, &moves).unwrap());
         assert_eq!(short.len(), 3, "{short:?}");
         assert_eq!(short[0], Step::single(c("JS"), "t1", "f"));
     }
 
     #[test]
-    fn a_losing_list_comes_back_unchanged() {
+    fn a_list_that_does_not_win_is_an_error() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
         let first = Board::new(&deal).legal_steps()[0].clone();
         let moves = vec![move_of(&first)];
-        assert_eq!(shorten(&deal, &moves), moves);
+        assert!(matches!(
+            shorten(&deal, &moves),
+            Err(ShortenError::NotAWin(CheckError::NotWon { .. }))
+        ));
     }
 }

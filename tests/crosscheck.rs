@@ -70,7 +70,7 @@ fn agree_with_fc_solve(variant: Variant) {
                 },
             )
             .expect("committed board reads");
-            let out = solver.solve(&deal);
+            let out = solver.solve(&deal).expect("the solution replays");
             if out.verdict == Verdict::Solvable {
                 check_win(&deal, &steps_of(&out.moves)).expect("solution replays");
             }
@@ -251,7 +251,9 @@ fn castle_wins_the_deals_fc_solve_won() {
     use castle::Deal;
     for seed in CASTLE_WINS {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
-        let out = Solver::default().solve(&deal);
+        let out = Solver::default()
+            .solve(&deal)
+            .expect("the solution replays");
         assert_eq!(out.verdict, Verdict::Solvable, "deal {seed}");
         check_win(&deal, &steps_of(&out.moves)).expect("solution replays");
     }

@@ -267,7 +267,7 @@ fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
     };
     // Deal 85 is lost and its search stores about 150,000 states, some 2.5 MiB of table.
     let deal = Deal::from_seed(rules, 85);
-    let full = big.solve(&deal);
+    let full = big.solve(&deal).expect("the solution replays");
     assert_eq!(full.verdict, Verdict::Unsolvable);
     assert!(
         full.states > 100_000,
@@ -283,7 +283,7 @@ fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
             },
             ..big
         };
-        let o = tiny.solve(&deal);
+        let o = tiny.solve(&deal).expect("the solution replays");
         assert_eq!(o.verdict, Verdict::Unsolvable, "seed {:?}", deal.seed);
         assert!(o.replaced > 0, "the 2 MiB table never filled");
         assert!(
@@ -480,7 +480,7 @@ fn a_line_too_deep_for_the_budget_ends_unknown() {
             },
             ..Solver::default()
         };
-        let o = solver.solve(&deal);
+        let o = solver.solve(&deal).expect("the solution replays");
         assert_eq!(o.verdict, Verdict::Unknown, "{threads} threads");
         assert_eq!(o.limit, Some(castle::Limit::Memory), "{threads} threads");
         let allowed = memory + threads * castle::solver::PATH_MIN_BYTES;
@@ -608,7 +608,9 @@ fn a_budget_gives_unknown_never_unsolvable() {
     // Deal 31 of beleaguered-castle needs far more than 1,000 nodes whatever the verdict.
     let mut s = Solver::default();
     s.limits.max_nodes = Some(1_000);
-    let out = s.solve(&Deal::from_seed(Variant::BeleagueredCastle.rules(), 31));
+    let out = s
+        .solve(&Deal::from_seed(Variant::BeleagueredCastle.rules(), 31))
+        .expect("the solution replays");
     assert_eq!(out.verdict, Verdict::Unknown);
     assert_eq!(out.limit, Some(castle::Limit::Nodes));
     assert!(out.moves.is_empty());
@@ -629,7 +631,7 @@ fn analyze_agrees_with_the_slow_solver_move_by_move() {
     for s in 1..=120u64 {
         let deal = small_position(s);
         let board = castle::check::Board::new(&deal);
-        let a = castle::analyze::analyze(&board, &Solver::default());
+        let a = castle::analyze::analyze(&board, &Solver::default()).expect("the solutions replay");
         for (step, out) in &a.moves {
             let mut next = board.clone();
             next.play(step).unwrap();
@@ -698,7 +700,7 @@ fn the_best_first_phase_wins_where_the_depth_first_order_goes_astray() {
         ..Solver::default()
     };
     alone.limits.max_nodes = Some(2_000_000);
-    let without = alone.solve(&deal);
+    let without = alone.solve(&deal).expect("the solution replays");
     assert_eq!(without.verdict, Verdict::Unknown);
     assert!(out.nodes < 2_000_000, "{} nodes", out.nodes);
 }
@@ -723,7 +725,8 @@ fn the_probes_win_where_the_long_attempts_go_astray() {
         probes: None,
         ..with
     }
-    .solve(&deal);
+    .solve(&deal)
+    .expect("the solution replays");
     assert_eq!(without.verdict, Verdict::Unknown);
 }
 

@@ -1,7 +1,8 @@
 //! The exact solver: budgets, verdicts, and the entry point that picks the key width.
 //!
-//! A verdict is exact: `Solvable` comes with a move list (the tests replay every one with the
-//! independent checker in `check.rs`), `Unsolvable` means the depth-first search entered every
+//! A verdict is exact: `Solvable` comes with a move list (replayed by the independent checker
+//! in `check.rs` before [`Solver::solve`] returns it; one that does not replay is a
+//! [`SolveError`], never an outcome), `Unsolvable` means the depth-first search entered every
 //! position reachable from the deal (modulo the reductions of `state.rs`, each proved to keep
 //! every win), and `Unknown` means a budget ran out first — it never stands for "lost".
 
@@ -143,6 +144,18 @@ pub struct Outcome {
     pub shortest: bool,
 }
 
+/// A solve that could not return its outcome: a bug, since the search's wins are replayed by
+/// the independent checker before anyone sees them (the command-line tool exits with 1).
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// The win found does not replay on the checker's board.
+    #[error("internal error: the solver's solution does not replay")]
+    BadSolution(#[source] crate::check::CheckError),
+    /// Shortening the win failed (see [`crate::shorten`]).
+    #[error("internal error: shortening the solver's solution failed")]
+    Shorten(#[from] crate::shorten::ShortenError),
+}
+
 /// Progress of a running solve, passed to the progress callback.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -222,7 +235,10 @@ pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
 
 impl Solver {
     /// Solves a validated deal.
-    pub fn solve(&self, deal: &Deal) -> Outcome {
+    ///
+    /// # Errors
+    /// See [`Solver::solve_with_progress`].
+    pub fn solve(&self, deal: &Deal) -> Result<Outcome, SolveError> {
         self.solve_with_progress(deal, &mut |_| {})
     }
 
@@ -245,19 +261,33 @@ impl Solver {
     /// attempts are long, short *probes* in new orders run between them (see
     /// [`PROBE_NODES`]), and a best-first search (see [`Phase::BestFirst`]).
     /// `--max-nodes` and `--max-seconds` bound the total.
-    pub fn solve_with_progress(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+    ///
+    /// # Errors
+    /// Only for a bug: every win is replayed by the independent checker
+    /// ([`crate::check::check_win`]) before it is returned, and one that does not replay (or
+    /// whose shortening fails) is a [`SolveError`], never an outcome.
+    pub fn solve_with_progress(
+        &self,
+        deal: &Deal,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Outcome, SolveError> {
         let pos = Position::new(deal);
         // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
         // (`key_bits_bound`), so three words serve the dealt games and four any board.
-        if pos.key_bits_bound() <= 192 {
-            self.solve_w::<3>(deal, progress)
+        let out = if pos.key_bits_bound() <= 192 {
+            self.solve_w::<3>(deal, progress)?
         } else {
             assert!(
                 pos.key_bits_bound() <= 256,
                 "deal too large for the state key"
             );
-            self.solve_w::<4>(deal, progress)
+            self.solve_w::<4>(deal, progress)?
+        };
+        if out.verdict == Verdict::Solvable {
+            crate::check::check_win(deal, &crate::check::steps_of(&out.moves))
+                .map_err(SolveError::BadSolution)?;
         }
+        Ok(out)
     }
 
     /// For tests of the proofs kept across restarts: one attempt of at most `nodes` nodes
@@ -295,16 +325,25 @@ impl Solver {
         ctx.table.proved_keys()
     }
 
-    /// The attempts, then (with [`Solver::short`]) the search for a shorter win, once the
-    /// depth-first search's table is freed.
-    fn solve_w<const W: usize>(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+    /// The attempts, the shortening of their win (with [`Solver::shorten`]), then (with
+    /// [`Solver::short`]) the search for a shorter win, once the depth-first search's table is
+    /// freed.
+    fn solve_w<const W: usize>(
+        &self,
+        deal: &Deal,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
         let mut out = self.attempts::<W>(deal, progress);
+        if out.verdict == Verdict::Solvable && self.shorten {
+            out.moves = crate::shorten::shorten(deal, &out.moves)?;
+            out.seconds = t0.elapsed().as_secs_f64();
+        }
         let Some(budget) = self.short else {
-            return out;
+            return Ok(out);
         };
         if out.verdict != Verdict::Solvable {
-            return out;
+            return Ok(out);
         }
         let limits = short::ShortLimits {
             nodes: budget,
@@ -317,7 +356,7 @@ impl Solver {
         if let Some(line) = found.moves {
             // Merging a card's consecutive moves may still help (no loops remain).
             let line = if self.shorten {
-                crate::shorten::shorten(deal, &line)
+                crate::shorten::shorten(deal, &line)?
             } else {
                 line
             };
@@ -326,7 +365,7 @@ impl Solver {
             }
         }
         out.seconds = t0.elapsed().as_secs_f64();
-        out
+        Ok(out)
     }
 
     fn attempts<const W: usize>(
@@ -850,12 +889,9 @@ impl<'a, const W: usize> Context<'a, W> {
         attempts: u32,
         phase: Option<Phase>,
     ) -> Outcome {
+        // The win is shortened (with `Solver::shorten`) and replayed by `Solver::solve_w` and
+        // `Solver::solve_with_progress`, where a failure can be returned.
         let (verdict, moves, limit) = match result {
-            Ok(line) if self.solver.shorten => (
-                Verdict::Solvable,
-                crate::shorten::shorten(self.deal, &line),
-                None,
-            ),
             Ok(line) => (Verdict::Solvable, line, None),
             Err(Some(l)) => (Verdict::Unknown, Vec::new(), Some(l)),
             Err(None) => (Verdict::Unsolvable, Vec::new(), None),

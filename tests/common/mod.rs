@@ -163,7 +163,7 @@ pub const SUITS: [Suit; 4] = Suit::ALL;
 /// Solves and, for a win, replays the moves with the checker (which fails the test if any
 /// move is illegal or the game is not won at the end).
 pub fn solve_checked(solver: &Solver, deal: &Deal) -> Outcome {
-    let out = solver.solve(deal);
+    let out = solver.solve(deal).expect("the solution replays");
     if out.verdict == Verdict::Solvable {
         if let Err(e) = check_win(deal, &steps_of(&out.moves)) {
             panic!(

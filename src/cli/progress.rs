@@ -1,0 +1,61 @@
+//! The spinner of `castle solve` and the progress bar of `castle batch` (indicatif), shown on
+//! standard error when it is a terminal and `--quiet` is not given.
+
+use castle::batch::Tally;
+use castle::solver::{Progress, SolveError};
+use castle::{Deal, Outcome, Solver};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Duration;
+
+/// Solves, with a spinner on a terminal once the search has run for half a second.
+pub fn solve_with_spinner(
+    solver: &Solver,
+    deal: &Deal,
+    quiet: bool,
+) -> Result<Outcome, SolveError> {
+    let show = !quiet && std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    let result = solver.solve_with_progress(deal, &mut |p: &Progress| {
+        if !show || p.seconds < 0.5 {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("valid template"),
+            );
+            b.enable_steady_tick(Duration::from_millis(120));
+            b
+        });
+        b.set_message(format!(
+            "{} nodes, {} states, {:.2} M nodes/s",
+            p.nodes,
+            p.states,
+            p.nodes as f64 / p.seconds / 1e6
+        ));
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    result
+}
+
+/// The progress bar of a batch of `total` deals (hidden with `quiet` or off a terminal).
+pub fn batch_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::new(total);
+    b.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} deals, {per_sec}, ETA {eta} {msg}")
+            .expect("valid template"),
+    );
+    b
+}
+
+/// Moves the bar on by one deal, with the win rate so far.
+pub fn batch_step(bar: &ProgressBar, tally: &Tally) {
+    bar.set_message(tally.progress());
+    bar.inc(1);
+}

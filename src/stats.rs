@@ -1,0 +1,260 @@
+//! `castle stats`: batch rows merged across files (duplicates counted once, conflicting
+//! verdicts reported), summarised per variant and options (win rate with a 95% Wilson
+//! interval, solution length and node quantiles, lost deals by score), and printed as text
+//! and, on request, as a CSV summary.
+
+use crate::batch::Row;
+use crate::Error;
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
+use std::path::Path;
+
+/// A 95% Wilson score interval for `k` successes in `n` trials.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let denom = 1.0 + z * z / n;
+    let center = (p + z * z / (2.0 * n)) / denom;
+    let half = z / denom * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+/// Summary of one group (variant and options).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Deals.
+    pub deals: u64,
+    /// Proved winnable.
+    pub winnable: u64,
+    /// Proved lost.
+    pub unsolvable: u64,
+    /// Undecided.
+    pub unknown: u64,
+    /// Win rate interval: the Wilson lower bound with unknowns counted as losses, and the
+    /// Wilson upper bound with unknowns counted as wins.
+    pub win_rate: (f64, f64),
+    /// Solution lengths of winnable deals: min, median, p99, max.
+    pub length: [u64; 4],
+    /// Nodes of all deals: min, median, p99, max.
+    pub nodes: [u64; 4],
+    /// Lost deals by score (cards home at best): score -> count.
+    pub lost_scores: BTreeMap<u8, u64>,
+}
+
+fn quantiles(mut v: Vec<u64>) -> [u64; 4] {
+    if v.is_empty() {
+        return [0; 4];
+    }
+    v.sort_unstable();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    [v[0], at(0.5), at(0.99), v[v.len() - 1]]
+}
+
+/// What merging files found besides the summaries.
+#[derive(Clone, Debug, Default)]
+pub struct Merge {
+    /// Summaries by group.
+    pub groups: BTreeMap<String, Summary>,
+    /// Rows seen more than once with the same verdict (counted once).
+    pub duplicates: u64,
+    /// Seeds whose rows disagree on the verdict: (group, seed, verdicts).
+    pub conflicts: Vec<(String, u64, Vec<String>)>,
+}
+
+/// Merges rows from several files: one row per (group, seed). A seed seen again with the
+/// same verdict is a duplicate; with another verdict a conflict (a decided verdict beats
+/// `unknown`; two decided verdicts that differ are reported and the seed left out).
+pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
+    let mut by: BTreeMap<(String, u64), Vec<Row>> = BTreeMap::new();
+    for r in rows {
+        by.entry((r.group(), r.seed)).or_default().push(r);
+    }
+    let mut m = Merge::default();
+    let mut kept: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    for ((group, seed), rows) in by {
+        m.duplicates += rows.len() as u64 - 1;
+        let decided: Vec<&Row> = rows.iter().filter(|r| r.verdict != "unknown").collect();
+        let verdicts: HashSet<&str> = decided.iter().map(|r| r.verdict.as_str()).collect();
+        if verdicts.len() > 1 {
+            m.conflicts.push((
+                group,
+                seed,
+                rows.iter().map(|r| r.verdict.clone()).collect(),
+            ));
+            continue;
+        }
+        let best = decided.first().copied().unwrap_or(&rows[0]).clone();
+        kept.entry(group).or_default().push(best);
+    }
+    for (group, rows) in kept {
+        let mut s = Summary {
+            deals: rows.len() as u64,
+            ..Default::default()
+        };
+        let mut lengths = Vec::new();
+        for r in &rows {
+            match r.verdict.as_str() {
+                "solvable" => {
+                    s.winnable += 1;
+                    lengths.push(r.moves as u64);
+                }
+                "unsolvable" => {
+                    s.unsolvable += 1;
+                    *s.lost_scores.entry(r.score).or_default() += 1;
+                }
+                _ => s.unknown += 1,
+            }
+        }
+        s.win_rate = (
+            wilson(s.winnable, s.deals).0,
+            wilson(s.winnable + s.unknown, s.deals).1,
+        );
+        s.length = quantiles(lengths);
+        s.nodes = quantiles(rows.iter().map(|r| r.nodes).collect());
+        m.groups.insert(group, s);
+    }
+    m
+}
+
+/// The columns of the CSV summary (`castle stats --csv`).
+pub const SUMMARY_HEADER: [&str; 15] = [
+    "group",
+    "deals",
+    "winnable",
+    "unsolvable",
+    "unknown",
+    "win_rate_low",
+    "win_rate_high",
+    "len_min",
+    "len_median",
+    "len_p99",
+    "len_max",
+    "nodes_min",
+    "nodes_median",
+    "nodes_p99",
+    "nodes_max",
+];
+
+/// Prints a merge: notes on duplicates and conflicts, then each group's summary; with `csv`,
+/// also writes the summaries to that file ([`SUMMARY_HEADER`]).
+///
+/// # Errors
+/// Writing `out` or the CSV file.
+pub fn write(out: &mut impl Write, m: &Merge, csv: Option<&Path>) -> Result<(), Error> {
+    if m.duplicates > 0 {
+        writeln!(
+            out,
+            "note: {} rows appeared more than once and were counted once",
+            m.duplicates
+        )?;
+    }
+    for (group, seed, verdicts) in &m.conflicts {
+        writeln!(
+            out,
+            "conflict: {group} seed {seed} has verdicts {} (left out)",
+            verdicts.join(", ")
+        )?;
+    }
+    let csv_error = |p: &Path| {
+        let path = p.display().to_string();
+        move |source| Error::Csv { path, source }
+    };
+    let mut csv_out = match csv {
+        Some(p) => Some((csv::Writer::from_path(p).map_err(csv_error(p))?, p)),
+        None => None,
+    };
+    if let Some((w, p)) = &mut csv_out {
+        w.write_record(SUMMARY_HEADER).map_err(csv_error(p))?;
+    }
+    for (group, s) in &m.groups {
+        writeln!(out, "{group}")?;
+        writeln!(
+            out,
+            "  deals {}: winnable {}, unsolvable {}, unknown {}",
+            s.deals, s.winnable, s.unsolvable, s.unknown
+        )?;
+        writeln!(
+            out,
+            "  win rate {:.2}% (95% Wilson interval, unknowns counted both ways: {:.2}% .. {:.2}%)",
+            100.0 * s.winnable as f64 / s.deals.max(1) as f64,
+            100.0 * s.win_rate.0,
+            100.0 * s.win_rate.1
+        )?;
+        let q = |v: &[u64; 4]| {
+            format!(
+                "min {} / median {} / p99 {} / max {}",
+                v[0], v[1], v[2], v[3]
+            )
+        };
+        writeln!(out, "  solution length: {}", q(&s.length))?;
+        writeln!(out, "  nodes: {}", q(&s.nodes))?;
+        if !s.lost_scores.is_empty() {
+            let d: Vec<String> = s
+                .lost_scores
+                .iter()
+                .map(|(k, v)| format!("{k}:{v}"))
+                .collect();
+            writeln!(
+                out,
+                "  lost deals by cards home at best (score:count): {}",
+                d.join(" ")
+            )?;
+        }
+        if let Some((w, p)) = &mut csv_out {
+            let mut rec = vec![
+                group.clone(),
+                s.deals.to_string(),
+                s.winnable.to_string(),
+                s.unsolvable.to_string(),
+                s.unknown.to_string(),
+                format!("{:.6}", s.win_rate.0),
+                format!("{:.6}", s.win_rate.1),
+            ];
+            rec.extend(s.length.iter().chain(&s.nodes).map(u64::to_string));
+            w.write_record(&rec).map_err(csv_error(p))?;
+        }
+    }
+    if let Some((mut w, p)) = csv_out {
+        w.flush().map_err(|e| Error::Csv {
+            path: p.display().to_string(),
+            source: e.into(),
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_matches_hand_computed_values() {
+        // 5 of 10: p = 0.5, z = 1.96: centre 0.5, half-width 1.96/1.38416 * sqrt(0.025 +
+        // 0.009604) = 0.26340 -> (0.2366, 0.7634).
+        let (lo, hi) = wilson(5, 10);
+        assert!(
+            (lo - 0.2366).abs() < 1e-4 && (hi - 0.7634).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        // 0 of 10: upper bound z^2/(n + z^2) = 3.8415/13.8415 = 0.27753.
+        let (lo, hi) = wilson(0, 10);
+        assert!(lo.abs() < 1e-12 && (hi - 0.27753).abs() < 1e-4, "{lo} {hi}");
+        // 10 of 10 mirrors it.
+        let (lo, hi) = wilson(10, 10);
+        assert!(
+            (lo - 0.72247).abs() < 1e-4 && (hi - 1.0).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        // 68 of 100: z^2 = 3.841459; centre (0.68 + 0.0192073)/1.0384146 = 0.673341; half
+        // 1.959964/1.0384146 * sqrt(0.002176 + 0.0000960) = 1.887457 * 0.0476659 = 0.089967.
+        let (lo, hi) = wilson(68, 100);
+        assert!(
+            (lo - 0.583374).abs() < 1e-5 && (hi - 0.763308).abs() < 1e-5,
+            "{lo} {hi}"
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! `castle verify`: a solve report (the JSON of `castle solve --format json`), or fc-solve's
+//! output for a deal, replayed move by move on the independent checker ([`crate::check`]).
+//! The result is printed; whether the line checked out is returned (the command-line tool
+//! exits with 1 when it did not).
+
+use crate::check::replay;
+use crate::deal::Deal;
+use crate::formats::{self, Format, ReadOptions};
+use crate::report::Report;
+use crate::{Error, InputError};
+use std::io::Write;
+
+/// Checks a solve report: `text`, read from `origin` (a file name, for the messages). Every
+/// move must be legal, and a report that says `solvable` must end in a won game.
+///
+/// Returns true when the report checks out.
+///
+/// # Errors
+/// [`InputError`] for a file that is empty, not a solve report, or names a bad deal or card;
+/// writing `out`.
+pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<bool, Error> {
+    if text.trim().is_empty() {
+        return Err(InputError(format!(
+            "{origin}: the file is empty (expected the JSON of `castle solve --format json`)"
+        ))
+        .into());
+    }
+    let report: Report = serde_json::from_str(text).map_err(|e| {
+        InputError(format!(
+            "{origin}: line {}: not a solve report: {e}",
+            e.line()
+        ))
+    })?;
+    let deal = formats::read_deal(
+        text,
+        origin,
+        ReadOptions {
+            format: Some(Format::Json),
+            ..Default::default()
+        },
+    )?;
+    let steps = report.steps(origin)?;
+    let board = match replay(&deal, &steps) {
+        Err(e) => {
+            writeln!(out, "{origin}: {e}")?;
+            return Ok(false);
+        }
+        Ok(board) => board,
+    };
+    let left = board.cards_out();
+    if left == 0 {
+        writeln!(out, "ok: {} moves replay to a won game", steps.len())?;
+        Ok(true)
+    } else if report.verdict == "solvable" {
+        writeln!(
+            out,
+            "{origin}: all {} moves are legal, but {left} cards are still off the foundations",
+            steps.len()
+        )?;
+        Ok(false)
+    } else {
+        writeln!(
+            out,
+            "ok: {} moves are legal ({left} cards still off the foundations; verdict {})",
+            steps.len(),
+            report.verdict
+        )?;
+        Ok(true)
+    }
+}
+
+/// Checks fc-solve's output (`text`, read from `origin`) for `deal` (see
+/// [`crate::peer::replay_solution`]): with `json`, the replayed line is printed as castle's
+/// solve report, which [`verify_report`] reads.
+///
+/// Returns true when fc-solve's moves replay to a won game.
+///
+/// # Errors
+/// [`InputError`] for rules fc-solve does not play, an empty file or one that is not
+/// fc-solve's output; writing `out`.
+pub fn verify_fc_solve(
+    out: &mut impl Write,
+    deal: &Deal,
+    text: &str,
+    origin: &str,
+    json: bool,
+) -> Result<bool, Error> {
+    crate::peer::supports(&deal.rules).map_err(|e| InputError(format!("--fc-solve: {e}")))?;
+    if text.trim().is_empty() {
+        return Err(InputError(format!(
+            "{origin}: the file is empty (expected fc-solve's output, with -m or -p -t -sam)"
+        ))
+        .into());
+    }
+    let fc = crate::peer::parse_output(text)
+        .map_err(|e| InputError(format!("{origin}: not fc-solve's output: {e}")))?;
+    if fc.moves.is_empty() {
+        writeln!(
+            out,
+            "{origin}: fc-solve printed no moves (no solution to check)"
+        )?;
+        return Ok(false);
+    }
+    let moves = match crate::peer::replay_solution(deal, &fc) {
+        Ok(m) => m,
+        Err(e) => {
+            writeln!(out, "{origin}: {e}")?;
+            return Ok(false);
+        }
+    };
+    if json {
+        let source = format!(
+            "fc-solve's win ({} moves, runs played as single moves), replayed by castle {}; nodes, states and seconds are not castle's",
+            fc.moves.len(),
+            env!("CARGO_PKG_VERSION")
+        );
+        let report = Report::replayed(deal, &moves, source);
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    } else {
+        writeln!(
+            out,
+            "ok: fc-solve's {} moves ({} single-card moves) replay to a won game",
+            fc.moves.len(),
+            moves.len()
+        )?;
+    }
+    Ok(true)
+}
