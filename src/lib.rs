@@ -80,7 +80,7 @@
 //!
 //! let rules = Variant::BeleagueredCastle.rules().with_start_rank(12)?;
 //! let deal = Deal::from_seed(rules, 1);
-//! let outcome = Solver::default().solve(&deal);
+//! let outcome = Solver::default().solve(&deal)?;
 //! assert_eq!(outcome.verdict, Verdict::Solvable);
 //! assert_eq!(outcome.moves.len(), 4); // the four kings go home
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -95,7 +95,7 @@
 //!
 //! let rules = Variant::BeleagueredCastle.rules().with_start_rank(12)?;
 //! let deal = Deal::from_seed(rules, 1);
-//! let outcome = Solver::default().solve(&deal);
+//! let outcome = Solver::default().solve(&deal)?;
 //! check_win(&deal, &steps_of(&outcome.moves))?;
 //!
 //! // A king does not build on a king: the checker names the first illegal move.
