@@ -488,7 +488,9 @@ impl Game {
             );
         }
         if let Some(n) = count {
-            return b.step_named(&from.name(), &dest, n);
+            return b
+                .step_named(&from.name(), &dest, n)
+                .map_err(|e| e.to_string());
         }
         let legal: Vec<Step> = b
             .legal_steps()
@@ -509,7 +511,9 @@ impl Game {
             } else {
                 format!("no foundation card can go to {dest}")
             }),
-            None => b.step_named(&from.name(), &dest, 1),
+            None => b
+                .step_named(&from.name(), &dest, 1)
+                .map_err(|e| e.to_string()),
         }
     }
 
@@ -554,6 +558,7 @@ impl Game {
     /// Why the move is illegal; nothing changes then.
     pub fn play_step(&mut self, s: &Step) -> Result<Played, String> {
         self.board.play(s).map_err(|why| {
+            let why = why.to_string();
             // A move the game has just made by itself (typed from a solver's line, say).
             let made = self
                 .done
@@ -624,7 +629,7 @@ impl Game {
                 }
                 _ => match b.step_named(&from.name(), "f", 1) {
                     Ok(s) => format!("{} on {} has no legal move", s.card, from.name()),
-                    Err(e) => e,
+                    Err(e) => e.to_string(),
                 },
             }),
         }
