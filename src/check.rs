@@ -35,6 +35,17 @@ impl Step {
             count: 1,
         }
     }
+
+    /// The source pile, if its name is one ([`Pile`]'s spelling; whether the board has it
+    /// is [`Board::play`]'s question).
+    pub fn from_pile(&self) -> Option<Pile> {
+        self.from.parse().ok()
+    }
+
+    /// The destination pile, if its name is one.
+    pub fn to_pile(&self) -> Option<Pile> {
+        self.to.parse().ok()
+    }
 }
 
 impl fmt::Display for Step {

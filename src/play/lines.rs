@@ -215,7 +215,7 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
                                 "unknown command `{line}` (`help` lists the commands)"
                             ));
                         }
-                        return Err(e);
+                        return Err(e.to_string());
                     }
                 },
                 _ => {

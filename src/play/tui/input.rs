@@ -3,6 +3,7 @@
 
 use super::{App, Prompt};
 use crate::card::Card;
+use crate::pile::Pile;
 use crate::play::game::{view, Target};
 use crate::play::session::Action;
 use crate::rules::Variant;
@@ -37,7 +38,11 @@ impl App {
                     .iter()
                     .filter_map(|p| p.last().copied())
                     .collect();
-                tops.sort_by_key(|&c| !legal.iter().any(|s| s.from == "f" && s.card == c));
+                tops.sort_by_key(|&c| {
+                    !legal
+                        .iter()
+                        .any(|s| s.from_pile() == Some(Pile::Foundation) && s.card == c)
+                });
                 tops.dedup();
                 let next = match self.selected {
                     Some(Target::Home(c)) => tops
