@@ -10,6 +10,9 @@
 //!
 //! The rest of the play code reads a board only through [`view`] and names piles only
 //! through [`Target`].
+//!
+//! Pile words and keys live in [`super::notation`] (re-exported here); saving and loading,
+//! in this module's `save` part ([`Game::to_json`], [`Game::from_json`]).
 
 use crate::card::{Card, Suit};
 use crate::check::{Board, Step, StepError};

@@ -214,3 +214,41 @@ pub fn source_name(s: &Step) -> String {
         s.from.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pile_name_reads_back_and_non_ascii_words_are_refused() {
+        let shape = Shape {
+            piles: 8,
+            cells: 2,
+            stock: true,
+        };
+        for p in Pile::all(8, 2, true) {
+            assert_eq!(
+                Target::parse(&p.to_string(), shape).map(Target::pile),
+                Ok(p)
+            );
+            assert_eq!(Target::of_pile(p).pile(), p);
+        }
+        for bad in [
+            "é",
+            "Ｔ1",
+            "ｔ１",
+            "t１",
+            "\u{200b}t1",
+            "r\u{200b}",
+            "1\u{200b}",
+            "🂡",
+            "f:é",
+            "r3",
+            "t9",
+        ] {
+            let e = Target::parse(bad, shape).unwrap_err();
+            assert!(e.to_string().contains(bad), "{e}");
+            assert_eq!(Target::of_keys(bad, shape), None, "{bad:?}");
+        }
+    }
+}
