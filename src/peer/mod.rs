@@ -12,7 +12,7 @@
 //! the foundations, to an empty pile, to a pile one rank higher), so every move it prints
 //! is one card, counted as castle counts them. `-p -t -sam` prints every position of the
 //! solution between the moves; [`replay_solution`] turns the printed moves into castle
-//! [`Move`]s, plays them on the independent checker's [`Board`], compares each position with
+//! [`Move`]s, plays them on the independent checker's [`Board`](crate::check::Board), compares each position with
 //! the one fc-solve printed, and requires a won game at the end, so a peer solution length
 //! is known to be a real, legal, winning line.
 //!
@@ -21,8 +21,8 @@
 //! deck or foundation return; that is beleaguered-castle, streets-and-alleys and citadel at
 //! any start rank.
 //!
-//! The parts: [`process`] finds and runs the executable (time limit, memory cap, peak
-//! memory), [`output`] reads what it prints ([`parse_output`]), [`replay`] checks its
+//! The parts: `process` finds and runs the executable (time limit, memory cap, peak
+//! memory), `output` reads what it prints ([`parse_output`]), `replay` checks its
 //! solution on the checker ([`replay_solution`]); this file holds the shared types, the
 //! rules it plays ([`supports`]) and the runs ([`run_fc_solve`]) that tie them together.
 
