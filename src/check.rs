@@ -5,8 +5,9 @@
 //! than from the move generator, so a bug in one is not silently shared by the other. It
 //! knows nothing of keys, runs through empty piles or safe moves: only what a player may do.
 
-use crate::card::{Card, Suit};
+use crate::card::{Card, CardParseError, Suit};
 use crate::deal::Deal;
+use crate::pile::Pile;
 use crate::rules::{Rules, SequenceMoves};
 use std::fmt;
 
@@ -34,6 +35,17 @@ impl Step {
             count: 1,
         }
     }
+
+    /// The source pile, if its name is one ([`Pile`]'s spelling; whether the board has it
+    /// is [`Board::play`]'s question).
+    pub fn from_pile(&self) -> Option<Pile> {
+        self.from.parse().ok()
+    }
+
+    /// The destination pile, if its name is one.
+    pub fn to_pile(&self) -> Option<Pile> {
+        self.to.parse().ok()
+    }
 }
 
 impl fmt::Display for Step {
@@ -59,7 +71,186 @@ pub struct IllegalMove {
     /// The move.
     pub step: Step,
     /// Why it is illegal.
-    pub why: String,
+    pub why: StepError,
+}
+
+/// Why one move is illegal on a board ([`Board::play`]), or cannot be read off it
+/// ([`Board::step_named`]). Pile names are given as the move wrote them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    /// The name is not a pile of this board.
+    #[error("there is no pile {name} ({piles})")]
+    NoPile {
+        /// The name as given.
+        name: String,
+        /// The board's pile names, like `t1..t8, f`.
+        piles: String,
+    },
+    /// A card named in `f:CARD` that is not a card.
+    #[error("{0}")]
+    Card(#[from] CardParseError),
+    /// A move of zero cards.
+    #[error("a move carries at least one card")]
+    NoCards,
+    /// An emptied tableau pile of a stock game waits to be filled.
+    #[error("{pile} is empty and must first be filled from the {from}")]
+    MustFill {
+        /// The empty pile.
+        pile: Pile,
+        /// `stock` or `waste`.
+        from: &'static str,
+    },
+    /// A stock card going elsewhere than the waste.
+    #[error("stock cards go to the waste")]
+    StockToWaste,
+    /// A run under single-card rules.
+    #[error("{0} cards move at once, but these rules move one card at a time")]
+    OneAtATime(usize),
+    /// A run from or to something other than a tableau pile.
+    #[error("only runs on the tableau move together")]
+    RunOffTableau,
+    /// Source and destination are the same.
+    #[error("a card cannot move onto its own pile")]
+    SamePile,
+    /// The source pile is empty.
+    #[error("{0} is empty")]
+    Empty(String),
+    /// The source pile holds fewer cards than the run.
+    #[error("{pile} holds only {holds} cards")]
+    TooFew {
+        /// The pile.
+        pile: String,
+        /// Cards it holds.
+        holds: usize,
+    },
+    /// The source pile does not show the card.
+    #[error("the top card of {pile} is {top}, not {card}")]
+    NotOnTop {
+        /// The pile.
+        pile: String,
+        /// Its top card.
+        top: Card,
+        /// The card the move names.
+        card: Card,
+    },
+    /// The run's bottom card is not the card named.
+    #[error("the card {count} from the top of {pile} is {found}, not {card}")]
+    NotAtDepth {
+        /// Cards in the run.
+        count: usize,
+        /// The pile.
+        pile: String,
+        /// The card found there.
+        found: Card,
+        /// The card the move names.
+        card: Card,
+    },
+    /// The cards of a run do not build on each other.
+    #[error("the {count} cards are not an ordered run ({why})")]
+    NotARun {
+        /// Cards in the run.
+        count: usize,
+        /// The first pair that does not build.
+        why: Box<StepError>,
+    },
+    /// A cell holding another card.
+    #[error("{pile} holds {holds}, not {card}")]
+    CellHolds {
+        /// The cell.
+        pile: String,
+        /// Its card.
+        holds: Card,
+        /// The card the move names.
+        card: Card,
+    },
+    /// The waste shows another card.
+    #[error("the top of the waste is {top}, not {card}")]
+    WasteTop {
+        /// The waste's top card.
+        top: Card,
+        /// The card the move names.
+        card: Card,
+    },
+    /// The waste is empty.
+    #[error("the waste is empty")]
+    WasteEmpty,
+    /// The stock's next card is another.
+    #[error("the next stock card is {next}, not {card}")]
+    StockNext {
+        /// The stock's next card.
+        next: Card,
+        /// The card the move names.
+        card: Card,
+    },
+    /// The stock is empty.
+    #[error("the stock is empty")]
+    StockEmpty,
+    /// A foundation card moving without the foundation-return rule.
+    #[error("cards on the foundations stay there in these rules (no foundation return)")]
+    NoFoundationReturn,
+    /// The card is not on top of any foundation.
+    #[error("{0} is not the top card of a foundation")]
+    NotAFoundationTop(Card),
+    /// The suit's foundation is empty and the card is not its ace.
+    #[error("the {0} foundation is empty and takes only the ace")]
+    FoundationWantsAce(char),
+    /// The suit's foundation shows a card the move's card does not follow.
+    #[error("the {suit} foundation shows {top}")]
+    FoundationShows {
+        /// The suit's letter.
+        suit: char,
+        /// The foundation's top card.
+        top: Card,
+    },
+    /// No foundation takes the card (two decks).
+    #[error("no foundation takes {0} (each builds up in suit from an ace)")]
+    NoFoundationTakes(Card),
+    /// The card does not build on the destination's top card.
+    #[error("{card} cannot go on {under}: {rule}")]
+    DoesNotBuild {
+        /// The moving card.
+        card: Card,
+        /// The destination's top card.
+        under: Card,
+        /// The build rule, in words.
+        rule: &'static str,
+    },
+    /// The destination cell is full.
+    #[error("{pile} already holds {holds}")]
+    CellFull {
+        /// The cell.
+        pile: String,
+        /// Its card.
+        holds: Card,
+    },
+    /// A cell filled from elsewhere than the tableau.
+    #[error("a reserve cell takes only the top card of a tableau pile")]
+    CellFromTableauOnly,
+    /// The waste filled from elsewhere than the stock.
+    #[error("only the stock deals to the waste")]
+    WasteFromStockOnly,
+    /// A move to the stock.
+    #[error("nothing goes back to the stock")]
+    NothingToStock,
+    /// A foundation card coming back elsewhere than the tableau.
+    #[error("a foundation card may come back only to a tableau pile")]
+    FoundationBackToTableau,
+    /// The source does not hold as many cards as the run.
+    #[error("{pile} does not hold {count} cards")]
+    DoesNotHold {
+        /// The pile.
+        pile: String,
+        /// Cards asked for.
+        count: usize,
+    },
+    /// A foundation source that shows several cards.
+    #[error("name the foundation card to move, like `f:{card} {to}`")]
+    NameTheFoundationCard {
+        /// One of the cards shown.
+        card: Card,
+        /// The destination as given.
+        to: String,
+    },
 }
 
 /// Why a solution does not win.
@@ -95,15 +286,6 @@ pub struct Board {
     pub waste: Vec<Card>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    Pile(usize),
-    Cell(usize),
-    Foundation,
-    Stock,
-    Waste,
-}
-
 impl Board {
     /// The board of a deal, before any move.
     pub fn new(deal: &Deal) -> Board {
@@ -134,31 +316,26 @@ impl Board {
 
     /// The pile names this board has, for messages.
     fn names(&self) -> String {
-        let mut s = format!("t1..t{}", self.tableau.len());
-        if !self.reserve.is_empty() {
-            s += &format!(", r1..r{}", self.reserve.len());
-        }
-        s += ", f";
-        if self.rules.stock {
-            s += ", s, w";
-        }
-        s
+        Pile::ranges(self.tableau.len(), self.reserve.len(), self.rules.stock)
     }
 
-    fn place(&self, name: &str) -> Result<Place, String> {
-        match name {
-            "f" => return Ok(Place::Foundation),
-            "s" if self.rules.stock => return Ok(Place::Stock),
-            "w" if self.rules.stock => return Ok(Place::Waste),
-            _ => {}
-        }
-        let bad = || format!("there is no pile {name} ({})", self.names());
-        let (kind, number) = name.split_at(name.len().min(1));
-        let number: usize = number.parse().map_err(|_| bad())?;
-        match kind {
-            "t" if (1..=self.tableau.len()).contains(&number) => Ok(Place::Pile(number - 1)),
-            "r" if (1..=self.reserve.len()).contains(&number) => Ok(Place::Cell(number - 1)),
-            _ => Err(bad()),
+    /// The pile `name` names, if this board has it.
+    fn place(&self, name: &str) -> Result<Pile, StepError> {
+        let bad = || StepError::NoPile {
+            name: name.to_string(),
+            piles: self.names(),
+        };
+        let pile: Pile = name.parse().map_err(|_| bad())?;
+        let has = match pile {
+            Pile::Tableau(i) => usize::from(i) < self.tableau.len(),
+            Pile::Reserve(k) => usize::from(k) < self.reserve.len(),
+            Pile::Foundation => true,
+            Pile::Stock | Pile::Waste => self.rules.stock,
+        };
+        if has {
+            Ok(pile)
+        } else {
+            Err(bad())
         }
     }
 
@@ -173,7 +350,7 @@ impl Board {
     }
 
     /// True if `card` may go on `under` on the tableau, by the rule book's wording.
-    fn builds(&self, card: Card, under: Card) -> Result<(), String> {
+    fn builds(&self, card: Card, under: Card) -> Result<(), StepError> {
         use crate::rules::Build;
         let (ok, rule) = match self.rules.build {
             Build::DownAnySuit => (
@@ -193,7 +370,7 @@ impl Board {
         if ok {
             Ok(())
         } else {
-            Err(format!("{card} cannot go on {under}: {rule}"))
+            Err(StepError::DoesNotBuild { card, under, rule })
         }
     }
 
@@ -215,150 +392,161 @@ impl Board {
     ///
     /// # Errors
     /// Why the move is illegal; the board is then unchanged.
-    pub fn play(&mut self, step: &Step) -> Result<(), String> {
+    pub fn play(&mut self, step: &Step) -> Result<(), StepError> {
         let from = self.place(&step.from)?;
         let to = self.place(&step.to)?;
         let card = step.card;
         let count = step.count;
         if count == 0 {
-            return Err("a move carries at least one card".to_string());
+            return Err(StepError::NoCards);
         }
         if let Some(e) = self.pending_fill() {
             let (src, name) = if self.waste.is_empty() {
-                (Place::Stock, "stock")
+                (Pile::Stock, "stock")
             } else {
-                (Place::Waste, "waste")
+                (Pile::Waste, "waste")
             };
-            if from != src || to != Place::Pile(e) || count != 1 {
-                return Err(format!(
-                    "t{} is empty and must first be filled from the {name}",
-                    e + 1
-                ));
+            let e = Pile::Tableau(e as u8);
+            if from != src || to != e || count != 1 {
+                return Err(StepError::MustFill {
+                    pile: e,
+                    from: name,
+                });
             }
         }
-        if from == Place::Stock && to != Place::Waste && self.pending_fill().is_none() {
-            return Err("stock cards go to the waste".to_string());
+        if from == Pile::Stock && to != Pile::Waste && self.pending_fill().is_none() {
+            return Err(StepError::StockToWaste);
         }
         if count > 1 {
             if self.rules.options.sequence_moves == SequenceMoves::Single {
-                return Err(format!(
-                    "{count} cards move at once, but these rules move one card at a time"
-                ));
+                return Err(StepError::OneAtATime(count));
             }
-            let (Place::Pile(_), Place::Pile(_)) = (from, to) else {
-                return Err("only runs on the tableau move together".to_string());
+            let (Pile::Tableau(_), Pile::Tableau(_)) = (from, to) else {
+                return Err(StepError::RunOffTableau);
             };
         }
         if from == to {
-            return Err("a card cannot move onto its own pile".to_string());
+            return Err(StepError::SamePile);
         }
         // The source must show the card (and the run above it).
         match from {
-            Place::Pile(p) => {
-                let pile = &self.tableau[p];
+            Pile::Tableau(p) => {
+                let pile = &self.tableau[usize::from(p)];
                 if pile.len() < count {
                     return Err(if pile.is_empty() {
-                        format!("{} is empty", step.from)
+                        StepError::Empty(step.from.clone())
                     } else {
-                        format!("{} holds only {} cards", step.from, pile.len())
+                        StepError::TooFew {
+                            pile: step.from.clone(),
+                            holds: pile.len(),
+                        }
                     });
                 }
                 let bottom = pile[pile.len() - count];
                 if bottom != card {
                     return Err(if count == 1 {
-                        format!("the top card of {} is {bottom}, not {card}", step.from)
+                        StepError::NotOnTop {
+                            pile: step.from.clone(),
+                            top: bottom,
+                            card,
+                        }
                     } else {
-                        format!(
-                            "the card {count} from the top of {} is {bottom}, not {card}",
-                            step.from
-                        )
+                        StepError::NotAtDepth {
+                            count,
+                            pile: step.from.clone(),
+                            found: bottom,
+                            card,
+                        }
                     });
                 }
                 for w in pile[pile.len() - count..].windows(2) {
-                    self.builds(w[1], w[0]).map_err(|why| {
-                        format!("the {count} cards are not an ordered run ({why})")
+                    self.builds(w[1], w[0]).map_err(|why| StepError::NotARun {
+                        count,
+                        why: Box::new(why),
                     })?;
                 }
             }
-            Place::Cell(k) => match self.reserve[k] {
+            Pile::Reserve(k) => match self.reserve[usize::from(k)] {
                 Some(c) if c == card => {}
-                Some(c) => return Err(format!("{} holds {c}, not {card}", step.from)),
-                None => return Err(format!("{} is empty", step.from)),
+                Some(c) => {
+                    return Err(StepError::CellHolds {
+                        pile: step.from.clone(),
+                        holds: c,
+                        card,
+                    })
+                }
+                None => return Err(StepError::Empty(step.from.clone())),
             },
-            Place::Waste => match self.waste.last() {
+            Pile::Waste => match self.waste.last() {
                 Some(&c) if c == card => {}
-                Some(&c) => return Err(format!("the top of the waste is {c}, not {card}")),
-                None => return Err("the waste is empty".to_string()),
+                Some(&c) => return Err(StepError::WasteTop { top: c, card }),
+                None => return Err(StepError::WasteEmpty),
             },
-            Place::Stock => match self.stock.first() {
+            Pile::Stock => match self.stock.first() {
                 Some(&c) if c == card => {}
-                Some(&c) => return Err(format!("the next stock card is {c}, not {card}")),
-                None => return Err("the stock is empty".to_string()),
+                Some(&c) => return Err(StepError::StockNext { next: c, card }),
+                None => return Err(StepError::StockEmpty),
             },
-            Place::Foundation => {
+            Pile::Foundation => {
                 if !self.rules.options.foundation_return {
-                    return Err(
-                        "cards on the foundations stay there in these rules (no foundation return)"
-                            .to_string(),
-                    );
+                    return Err(StepError::NoFoundationReturn);
                 }
                 if !self.foundations.iter().any(|p| p.last() == Some(&card)) {
-                    return Err(format!("{card} is not the top card of a foundation"));
+                    return Err(StepError::NotAFoundationTop(card));
                 }
             }
         }
         // The destination must take it.
         match to {
-            Place::Foundation => {
+            Pile::Foundation => {
                 if self.foundation_for(card).is_none() {
+                    let suit = card.suit().letter();
                     return Err(if self.foundations.len() == 4 {
                         match self.foundations[card.suit().index()].last() {
-                            None => format!(
-                                "the {} foundation is empty and takes only the ace",
-                                card.suit().letter()
-                            ),
-                            Some(t) => {
-                                format!("the {} foundation shows {t}", card.suit().letter())
-                            }
+                            None => StepError::FoundationWantsAce(suit),
+                            Some(&top) => StepError::FoundationShows { suit, top },
                         }
                     } else {
-                        format!("no foundation takes {card} (each builds up in suit from an ace)")
+                        StepError::NoFoundationTakes(card)
                     });
                 }
             }
-            Place::Pile(d) => {
-                if let Some(&under) = self.tableau[d].last() {
+            Pile::Tableau(d) => {
+                if let Some(&under) = self.tableau[usize::from(d)].last() {
                     self.builds(card, under)?;
                 }
             }
-            Place::Cell(k) => {
-                if let Some(c) = self.reserve[k] {
-                    return Err(format!("{} already holds {c}", step.to));
+            Pile::Reserve(k) => {
+                if let Some(c) = self.reserve[usize::from(k)] {
+                    return Err(StepError::CellFull {
+                        pile: step.to.clone(),
+                        holds: c,
+                    });
                 }
-                if !matches!(from, Place::Pile(_)) {
-                    return Err("a reserve cell takes only the top card of a tableau pile".into());
-                }
-            }
-            Place::Waste => {
-                if from != Place::Stock {
-                    return Err("only the stock deals to the waste".to_string());
+                if !matches!(from, Pile::Tableau(_)) {
+                    return Err(StepError::CellFromTableauOnly);
                 }
             }
-            Place::Stock => return Err("nothing goes back to the stock".to_string()),
+            Pile::Waste => {
+                if from != Pile::Stock {
+                    return Err(StepError::WasteFromStockOnly);
+                }
+            }
+            Pile::Stock => return Err(StepError::NothingToStock),
         }
-        if from == Place::Foundation && !matches!(to, Place::Pile(_)) {
-            return Err("a foundation card may come back only to a tableau pile".to_string());
+        if from == Pile::Foundation && !matches!(to, Pile::Tableau(_)) {
+            return Err(StepError::FoundationBackToTableau);
         }
         // Every check passed: move the cards.
         let moved: Vec<Card> = match from {
-            Place::Pile(p) => {
-                let pile = &mut self.tableau[p];
+            Pile::Tableau(p) => {
+                let pile = &mut self.tableau[usize::from(p)];
                 pile.split_off(pile.len() - count)
             }
-            Place::Cell(k) => vec![self.reserve[k].take().expect("checked")],
-            Place::Waste => vec![self.waste.pop().expect("checked")],
-            Place::Stock => vec![self.stock.remove(0)],
-            Place::Foundation => {
+            Pile::Reserve(k) => vec![self.reserve[usize::from(k)].take().expect("checked")],
+            Pile::Waste => vec![self.waste.pop().expect("checked")],
+            Pile::Stock => vec![self.stock.remove(0)],
+            Pile::Foundation => {
                 // With two decks both piles of a suit may show the card: they are alike.
                 let p = self
                     .foundations
@@ -369,14 +557,14 @@ impl Board {
             }
         };
         match to {
-            Place::Foundation => {
+            Pile::Foundation => {
                 let p = self.foundation_for(card).expect("checked");
                 self.foundations[p].push(card);
             }
-            Place::Pile(d) => self.tableau[d].extend(moved),
-            Place::Cell(k) => self.reserve[k] = Some(card),
-            Place::Waste => self.waste.push(card),
-            Place::Stock => unreachable!("refused above"),
+            Pile::Tableau(d) => self.tableau[usize::from(d)].extend(moved),
+            Pile::Reserve(k) => self.reserve[usize::from(k)] = Some(card),
+            Pile::Waste => self.waste.push(card),
+            Pile::Stock => unreachable!("refused above"),
         }
         Ok(())
     }
@@ -388,11 +576,11 @@ impl Board {
     ///
     /// # Errors
     /// If the source is not a pile of this board or shows no card.
-    pub fn step_named(&self, from: &str, to: &str, count: usize) -> Result<Step, String> {
+    pub fn step_named(&self, from: &str, to: &str, count: usize) -> Result<Step, StepError> {
         let from = from.trim().to_ascii_lowercase();
         let to = to.trim().to_ascii_lowercase();
         if let Some(card) = from.strip_prefix("f:") {
-            let card: Card = card.parse().map_err(|e| format!("{e}"))?;
+            let card: Card = card.parse()?;
             return Ok(Step {
                 card,
                 from: "f".to_string(),
@@ -410,27 +598,19 @@ impl Board {
                 count: count.max(1),
             }),
             [] => Err(if count > 1 {
-                format!("{from} does not hold {count} cards")
+                StepError::DoesNotHold { pile: from, count }
             } else {
-                format!("{from} is empty")
+                StepError::Empty(from)
             }),
-            _ => Err(format!(
-                "name the foundation card to move, like `f:{} {to}`",
-                shown[0]
-            )),
+            _ => Err(StepError::NameTheFoundationCard { card: shown[0], to }),
         }
     }
 
     /// The pile names of this board, in the order `legal_steps` tries them.
     fn all_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = (1..=self.tableau.len()).map(|i| format!("t{i}")).collect();
-        names.extend((1..=self.reserve.len()).map(|i| format!("r{i}")));
-        names.push("f".to_string());
-        if self.rules.stock {
-            names.push("s".to_string());
-            names.push("w".to_string());
-        }
-        names
+        Pile::all(self.tableau.len(), self.reserve.len(), self.rules.stock)
+            .map(|p| p.to_string())
+            .collect()
     }
 
     /// The card a pile shows for a move of `count` cards from it, if any.
@@ -439,18 +619,18 @@ impl Board {
             return Vec::new();
         };
         match place {
-            Place::Pile(p) => {
-                let pile = &self.tableau[p];
+            Pile::Tableau(p) => {
+                let pile = &self.tableau[usize::from(p)];
                 pile.len()
                     .checked_sub(count)
                     .map(|i| vec![pile[i]])
                     .unwrap_or_default()
             }
-            Place::Cell(k) => self.reserve[k].into_iter().collect(),
-            Place::Waste => self.waste.last().copied().into_iter().collect(),
-            Place::Stock => self.stock.first().copied().into_iter().collect(),
+            Pile::Reserve(k) => self.reserve[usize::from(k)].into_iter().collect(),
+            Pile::Waste => self.waste.last().copied().into_iter().collect(),
+            Pile::Stock => self.stock.first().copied().into_iter().collect(),
             // Distinct foundation tops (with two decks two piles may show the same card).
-            Place::Foundation => {
+            Pile::Foundation => {
                 let mut tops: Vec<Card> = self
                     .foundations
                     .iter()
@@ -473,7 +653,7 @@ impl Board {
         let mut steps = Vec::new();
         for from in &names {
             let max = match self.place(from) {
-                Ok(Place::Pile(p)) if unlimited => self.tableau[p].len().max(1),
+                Ok(Pile::Tableau(p)) if unlimited => self.tableau[usize::from(p)].len().max(1),
                 _ => 1,
             };
             for count in 1..=max {
@@ -564,9 +744,56 @@ pub fn steps_of(moves: &[crate::moves::Move]) -> Vec<Step> {
         .iter()
         .map(|m| Step {
             card: m.card,
-            from: crate::moves::pile_name(m.from),
-            to: crate::moves::pile_name(m.to),
+            from: Pile::from_index(m.from).to_string(),
+            to: Pile::from_index(m.to).to_string(),
             count: usize::from(m.count),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Variant;
+
+    /// Pile names in any script are refused with the board's names, never a panic (the
+    /// checker once split the name at its first byte).
+    #[test]
+    fn non_ascii_pile_names_are_refused_not_panicked_on() {
+        let deal = Deal::numbered(Variant::BeleagueredCastle.rules(), Default::default(), 1)
+            .expect("deal 1");
+        let board = Board::new(&deal);
+        let card = board.tableau[0][board.tableau[0].len() - 1];
+        for bad in [
+            "é",
+            "é1",
+            "Ｔ1",
+            "ｔ１",
+            "t１",
+            "\u{200b}t1",
+            "t\u{200b}",
+            "🂡",
+            "",
+            "t9",
+        ] {
+            let e = board
+                .clone()
+                .play(&Step::single(card, bad, "f"))
+                .unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("there is no pile {bad} (t1..t8, f)"),
+                "{bad:?}"
+            );
+            assert!(board.clone().play(&Step::single(card, "t1", bad)).is_err());
+            assert!(board.step_named(bad, "f", 1).is_err(), "{bad:?}");
+            assert!(
+                board.step_named("t1", bad, 1).is_ok(),
+                "the card is read off t1"
+            );
+        }
+        let e = replay(&deal, &[Step::single(card, "é", "f")]).unwrap_err();
+        assert_eq!(e.number, 1);
+        assert!(matches!(e.why, StepError::NoPile { .. }));
+    }
 }

@@ -9,6 +9,7 @@
 //! - [`deal`]: the numbered shuffle and deal validation.
 //! - [`pysol`]: PySolFC's game numbers (MS LCG below 32000, MT19937 above) for 3 variants.
 //! - [`formats`]: deal files (text, fc-solve, Solvitaire/own JSON).
+//! - [`pile`]: pile names (`t1`, `r1`, `f`, `s`, `w`), the one [`pile::Pile`] type.
 //! - [`state`]: the packed search position and its exact, pile-order-free key.
 //! - [`solver`]: the depth-first search and its bounded transposition table.
 //! - [`check`]: the independent move checker.
@@ -119,6 +120,7 @@ pub mod error;
 pub mod formats;
 pub mod moves;
 pub mod peer;
+pub mod pile;
 pub mod play;
 pub mod pysol;
 pub mod render;

@@ -1,7 +1,8 @@
 //! Moves: the packed [`Move`] of the search, the fixed-capacity [`MoveList`] it generates into,
-//! and pile names (`t1..tN`, `r1..rK`, `f`, `s`, `w`) for notation.
+//! and the pile indices a move names (written as [`Pile`] names).
 
 use crate::card::Card;
+use crate::pile::Pile;
 use std::fmt;
 
 /// Pile index that stands for "the foundations" in a [`Move`] (the card's suit picks the pile).
@@ -90,14 +91,9 @@ pub fn moved_card(m: Move, played: usize) -> Option<(Card, u8)> {
 }
 
 /// Name of pile index `p`: `t1..tN`, `r1..rK`, `f`, `s` or `w`.
+/// (The [`Pile`] of the index, written out.)
 pub fn pile_name(p: u8) -> String {
-    match p {
-        FOUNDATION => "f".to_string(),
-        WASTE => "w".to_string(),
-        STOCK => "s".to_string(),
-        _ if is_cell(p) => format!("r{}", (p - CELL) as usize + 1),
-        _ => format!("t{}", p as usize + 1),
-    }
+    Pile::from_index(p).to_string()
 }
 
 impl fmt::Display for Move {
@@ -106,8 +102,8 @@ impl fmt::Display for Move {
             f,
             "{} {} -> {}",
             self.card,
-            pile_name(self.from),
-            pile_name(self.to)
+            Pile::from_index(self.from),
+            Pile::from_index(self.to)
         )
     }
 }

@@ -11,6 +11,7 @@
 //! spot ([`Coach::think`]), so its output is the same on every run.
 
 use crate::check::{steps_of, Board, Step};
+use crate::pile::Pile;
 use crate::solver::{Limits, Solver, Verdict};
 use std::collections::VecDeque;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
@@ -154,8 +155,10 @@ fn cell_map(board: &Board) -> Vec<usize> {
 
 /// `name` with a cell of the deal renamed to the board's cell.
 fn rename_cell(name: &str, map: &[usize]) -> String {
-    match name.strip_prefix('r').and_then(|k| k.parse::<usize>().ok()) {
-        Some(k) if (1..=map.len()).contains(&k) => format!("r{}", map[k - 1] + 1),
+    match name.parse::<Pile>() {
+        Ok(Pile::Reserve(k)) if usize::from(k) < map.len() => {
+            Pile::Reserve(map[usize::from(k)] as u8).to_string()
+        }
         _ => name.to_string(),
     }
 }
@@ -273,8 +276,11 @@ impl Coach {
                     // The same move, or the same card sent home from another pile (an
                     // automatic move made before the line would have made it).
                     let at = plan.iter().position(|p| p == s).or_else(|| {
-                        plan.iter()
-                            .position(|p| s.to == "f" && p.to == "f" && p.card == s.card)
+                        plan.iter().position(|p| {
+                            s.to_pile() == Some(Pile::Foundation)
+                                && p.to_pile() == Some(Pile::Foundation)
+                                && p.card == s.card
+                        })
                     });
                     match at {
                         Some(i) => {

@@ -7,8 +7,10 @@
 
 use super::coach::Mark;
 use super::game::{view, Shape, Target};
+use super::notation::TargetError;
 use super::session::{Action, Reply, Session};
 use crate::card::Card;
+use crate::rules::UnknownVariant;
 use crate::rules::{SequenceMoves, Variant};
 use std::io::{self, BufRead, Write};
 
@@ -57,23 +59,81 @@ pub enum Command {
     Quit,
 }
 
-fn count(arg: Option<&str>, what: &str) -> Result<usize, String> {
+/// A line of the line mode that is no command.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// Not a command word, nor pile names.
+    #[error("unknown command `{0}` (`help` lists the commands)")]
+    Unknown(String),
+    /// A count that is not a positive number (`undo 0`).
+    #[error("{what}: `{arg}` is not a count (1, 2, ...)")]
+    NotACount {
+        /// The command.
+        what: &'static str,
+        /// The argument.
+        arg: String,
+    },
+    /// Words after the command's argument.
+    #[error("{what}: too many words: `{rest}`")]
+    TooManyWords {
+        /// The command.
+        what: String,
+        /// The words too many.
+        rest: String,
+    },
+    /// `new` with something that is not a deal number.
+    #[error("new: `{0}` is not a deal number")]
+    NotADealNumber(String),
+    /// `auto` with something that is not `on` or `off`.
+    #[error("auto: `{0}` is not `on` or `off`")]
+    NotOnOff(String),
+    /// `rank` alone.
+    #[error("rank: give the start rank (0..12)")]
+    NoStartRank,
+    /// `rank` with something that is not a number.
+    #[error("rank: `{0}` is not a start rank (0..12)")]
+    NotAStartRank(String),
+    /// `variant` alone.
+    #[error("variant: give a variant name (`castle variants` lists them)")]
+    NoVariant,
+    /// `variant` with an unknown name.
+    #[error("variant: {0}")]
+    Variant(#[from] UnknownVariant),
+    /// `save` or `load` alone.
+    #[error("{0}: give a file name")]
+    NoFileName(String),
+    /// `deal` in a game without a stock.
+    #[error("{0}: this game has no stock")]
+    NoStock(String),
+    /// A move's card count that is not a positive number.
+    #[error("`{0}` is not a number of cards (1, 2, ...)")]
+    NotACardCount(String),
+    /// A pile word that names no pile here.
+    #[error(transparent)]
+    Pile(#[from] TargetError),
+}
+
+fn count(arg: Option<&str>, what: &'static str) -> Result<usize, CommandError> {
     match arg {
         None => Ok(1),
-        Some(a) => a
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| format!("{what}: `{a}` is not a count (1, 2, ...)")),
+        Some(a) => {
+            a.parse::<usize>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| CommandError::NotACount {
+                    what,
+                    arg: a.to_string(),
+                })
+        }
     }
 }
 
-fn no_more(words: &[&str], what: &str) -> Result<(), String> {
+fn no_more(words: &[&str], what: &str) -> Result<(), CommandError> {
     if words.len() > 2 {
-        return Err(format!(
-            "{what}: too many words: `{}`",
-            words[2..].join(" ")
-        ));
+        return Err(CommandError::TooManyWords {
+            what: what.to_string(),
+            rest: words[2..].join(" "),
+        });
     }
     Ok(())
 }
@@ -83,16 +143,14 @@ fn no_more(words: &[&str], what: &str) -> Result<(), String> {
 ///
 /// # Errors
 /// What is wrong with the line, in one line.
-pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
+pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, CommandError> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
     let words: Vec<&str> = line.split_whitespace().filter(|w| *w != "->").collect();
     let Some(first) = words.first() else {
-        return Err(format!(
-            "unknown command `{line}` (`help` lists the commands)"
-        ));
+        return Err(CommandError::Unknown(line.to_string()));
     };
     let head = first.to_ascii_lowercase();
     let arg = words.get(1).copied();
@@ -122,7 +180,7 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
                 None => None,
                 Some(a) => Some(
                     a.parse::<u64>()
-                        .map_err(|_| format!("new: `{a}` is not a deal number"))?,
+                        .map_err(|_| CommandError::NotADealNumber(a.to_string()))?,
                 ),
             };
             Command::Act(Action::New(n), 1)
@@ -133,27 +191,27 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
                 None => None,
                 Some("on") => Some(true),
                 Some("off") => Some(false),
-                Some(a) => return Err(format!("auto: `{a}` is not `on` or `off`")),
+                Some(a) => return Err(CommandError::NotOnOff(a.to_string())),
             };
             Command::Act(Action::Auto(on), 1)
         }
         "rank" | "start-rank" => {
             no_more(&words, "rank")?;
-            let a = arg.ok_or("rank: give the start rank (0..12)")?;
+            let a = arg.ok_or(CommandError::NoStartRank)?;
             let k = a
                 .parse::<u8>()
-                .map_err(|_| format!("rank: `{a}` is not a start rank (0..12)"))?;
+                .map_err(|_| CommandError::NotAStartRank(a.to_string()))?;
             Command::Act(Action::StartRank(k), 1)
         }
         "variant" => {
             no_more(&words, "variant")?;
-            let a = arg.ok_or("variant: give a variant name (`castle variants` lists them)")?;
-            let v = a.parse::<Variant>().map_err(|e| format!("variant: {e}"))?;
+            let a = arg.ok_or(CommandError::NoVariant)?;
+            let v = a.parse::<Variant>()?;
             Command::Act(Action::Variant(v), 1)
         }
         "save" | "load" => {
             if rest.is_empty() {
-                return Err(format!("{head}: give a file name"));
+                return Err(CommandError::NoFileName(head));
             }
             let path = rest.into();
             if head == "save" {
@@ -164,13 +222,13 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
         }
         "deal" | "draw" => {
             if words.len() > 1 {
-                return Err(format!(
-                    "{head}: too many words: `{}`",
-                    words[1..].join(" ")
-                ));
+                return Err(CommandError::TooManyWords {
+                    what: head,
+                    rest: words[1..].join(" "),
+                });
             }
             if !shape.stock {
-                return Err(format!("{head}: this game has no stock"));
+                return Err(CommandError::NoStock(head));
             }
             Command::Act(Action::Move(Target::Stock, Target::Waste, Some(1)), 1)
         }
@@ -184,21 +242,18 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
             match words[..] {
                 [from] => match pile(from) {
                     Ok(t) => Command::Act(Action::Quick(t), 1),
-                    Err(_) => {
-                        return Err(format!(
-                            "unknown command `{from}` (`help` lists the commands)"
-                        ))
-                    }
+                    Err(_) => return Err(CommandError::Unknown(from.to_string())),
                 },
                 [from, to] | [from, to, _] => match (pile(from), pile(to)) {
                     (Ok(f), Ok(t)) => {
-                        let n =
-                            match words.get(2) {
-                                None => 1,
-                                Some(n) => n.parse::<usize>().ok().filter(|&n| n >= 1).ok_or_else(
-                                    || format!("`{n}` is not a number of cards (1, 2, ...)"),
-                                )?,
-                            };
+                        let n = match words.get(2) {
+                            None => 1,
+                            Some(n) => n
+                                .parse::<usize>()
+                                .ok()
+                                .filter(|&n| n >= 1)
+                                .ok_or_else(|| CommandError::NotACardCount(n.to_string()))?,
+                        };
                         // A foundation card named only by `f` is the one that fits.
                         let n = (f != Target::Foundation || n > 1).then_some(n);
                         Command::Act(Action::Move(f, t, n), 1)
@@ -211,18 +266,12 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, String> {
                                 || w.to_ascii_lowercase().starts_with("f:")
                         };
                         if !like_pile(from) && !like_pile(to) {
-                            return Err(format!(
-                                "unknown command `{line}` (`help` lists the commands)"
-                            ));
+                            return Err(CommandError::Unknown(line.to_string()));
                         }
-                        return Err(e);
+                        return Err(e.into());
                     }
                 },
-                _ => {
-                    return Err(format!(
-                        "unknown command `{line}` (`help` lists the commands)"
-                    ))
-                }
+                _ => return Err(CommandError::Unknown(line.to_string())),
             }
         }
     };
@@ -430,8 +479,11 @@ mod tests {
             p("save my game.json"),
             Ok(Some(Command::Act(Action::Save("my game.json".into()), 1)))
         );
-        assert!(p("t9 f").unwrap_err().contains("t9"));
-        assert!(p("frobnicate").unwrap_err().contains("unknown command"));
+        assert!(p("t9 f").unwrap_err().to_string().contains("t9"));
+        assert!(p("frobnicate")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown command"));
         assert!(p("undo x").is_err());
         assert!(p("undo 0").is_err());
         assert!(p("auto maybe").is_err());
@@ -440,9 +492,9 @@ mod tests {
         assert!(p("save").is_err());
         assert!(p("t1 t2 t3").is_err());
         assert!(p("t1 t2 0").is_err());
-        assert!(p("deal").unwrap_err().contains("no stock"));
+        assert!(p("deal").unwrap_err().to_string().contains("no stock"));
         assert!(p("s w").is_err());
-        assert!(p("r1 t2").unwrap_err().contains("not a pile"));
+        assert!(p("r1 t2").unwrap_err().to_string().contains("not a pile"));
         // Nothing panics on junk.
         for junk in [
             "->",
@@ -491,7 +543,7 @@ mod tests {
             p("s"),
             Ok(Some(Command::Act(Action::Quick(Target::Stock), 1)))
         );
-        assert!(p("r3 t1").unwrap_err().contains("r1..r2"));
+        assert!(p("r3 t1").unwrap_err().to_string().contains("r1..r2"));
         assert!(p("t13 t1").is_err());
     }
 

@@ -1,7 +1,9 @@
 //! `castle play`: the seed games' own features in a terminal, with the solver as a coach.
 //!
 //! - [`game`]: one game, free of any user interface: moves through the rule-book checker,
-//!   undo and redo without limit, restart, automatic safe moves, score, save and load.
+//!   undo and redo without limit, restart, automatic safe moves, score; save and load in
+//!   its `save` part.
+//! - [`notation`]: pile names, keys and words ([`notation::Target`]) read against the board.
 //! - [`coach`]: the "winnable?" mark, hints and "show me", from the solver on a small budget.
 //! - [`session`]: the game and the coach driven by [`session::Action`]s, for both front ends.
 //! - [`lines`]: one command per line in, the board as text out (scripts and tests).
@@ -13,6 +15,7 @@
 pub mod coach;
 pub mod game;
 pub mod lines;
+pub mod notation;
 pub mod session;
 pub mod tui;
 

@@ -175,14 +175,14 @@ impl Session {
                     let lines = played_lines(&p);
                     self.after(&before, &p.all(), lines)
                 }
-                Err(why) => Reply::Refused(why),
+                Err(why) => Reply::Refused(why.to_string()),
             },
             Action::Quick(from) => match self.game.quick(*from) {
                 Ok(p) => {
                     let lines = played_lines(&p);
                     self.after(&before, &p.all(), lines)
                 }
-                Err(why) => Reply::Refused(why),
+                Err(why) => Reply::Refused(why.to_string()),
             },
             Action::Undo => match self.game.undo() {
                 Some(es) => Reply::Done(vec![format!("undone: {}", entries(&es))]),
