@@ -1028,6 +1028,78 @@ mod tests {
         }
     }
 
+    /// The key against a slow canonical form (the sorted piles of symbols and the
+    /// foundations) on random walks: equal keys exactly when equal forms, and `undo`
+    /// restores every position.
+    #[test]
+    fn keys_are_exact_and_undo_restores() {
+        use crate::rules::Variant;
+        use std::collections::HashMap;
+        type Slow = (Vec<Vec<u8>>, [u8; 4]);
+        let slow = |a: &Abs| -> Slow {
+            let mut p: Vec<Vec<u8>> = (0..a.n)
+                .map(|i| a.pile[i][..a.len[i] as usize].to_vec())
+                .collect();
+            p.sort();
+            (p, a.f)
+        };
+        let opts = QuotientOptions::default();
+        let stop = AtomicBool::new(false);
+        let mut rng = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let mut walked = 0;
+        for (variant, start, unlimited) in [
+            (Variant::BeleagueredCastle, None, false),
+            (Variant::StreetsAndAlleys, None, true),
+            (Variant::Citadel, None, false),
+            (Variant::BeleagueredCastle, Some(5), true),
+        ] {
+            let mut rules = variant.rules();
+            if let Some(r) = start {
+                rules = rules.with_start_rank(r).unwrap();
+            }
+            if unlimited {
+                rules = rules.with_sequence_moves(SequenceMoves::Unlimited);
+            }
+            for k in [1, 2, 3, 13] {
+                let mut by_key: HashMap<Vec<u64>, Slow> = HashMap::new();
+                let mut by_slow: HashMap<Slow, Vec<u64>> = HashMap::new();
+                for seed in 1..6 {
+                    let deal = Deal::from_seed(rules, seed);
+                    let mut s =
+                        Search::new(Abs::new(&deal, k).unwrap(), &opts, &stop, Instant::now());
+                    for _ in 0..400 {
+                        let (words, bits) = s.key();
+                        let key = words[..bits.div_ceil(64)].to_vec();
+                        let form = slow(&s.a);
+                        assert_eq!(by_key.entry(key.clone()).or_insert(form.clone()), &form);
+                        assert_eq!(by_slow.entry(form).or_insert(key.clone()), &key);
+                        let mut list = Vec::new();
+                        s.a.generate(None, &mut list);
+                        if list.is_empty() {
+                            break;
+                        }
+                        for &m in &list {
+                            let before = slow(&s.a);
+                            let raw = s.a.pile;
+                            s.a.apply(m);
+                            s.a.undo(m);
+                            assert_eq!((slow(&s.a), s.a.pile), (before, raw));
+                        }
+                        s.a.apply(list[next(list.len())]);
+                        walked += 1;
+                    }
+                }
+            }
+        }
+        assert!(walked > 5000, "{walked} moves walked");
+    }
+
     #[test]
     fn moves_pack_and_unpack() {
         let m = AMove::tableau(11, 3, 17);
