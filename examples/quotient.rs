@@ -32,6 +32,17 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// CPU seconds this thread has used (the machine may be shared: wall time alone misleads).
+fn thread_cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut variant = Variant::BeleagueredCastle;
@@ -124,7 +135,7 @@ fn main() {
     if deals.is_empty() {
         bad("give --seed, --seeds or --deal");
     }
-    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tMiB\tlong_keys\tpeak_rss_MiB\texact\texact_states\texact_nodes\texact_seconds");
+    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tpeak_rss_MiB\texact\texact_states\texact_nodes\texact_seconds");
     let mut sum = [0u64; 2];
     for (name, deal) in &deals {
         let ex = exact.then(|| {
@@ -146,7 +157,9 @@ fn main() {
         }
         for &k in &ks {
             let stop = AtomicBool::new(false);
+            let cpu0 = thread_cpu();
             let r = search(deal, &QuotientOptions { k, ..opts }, &stop);
+            let cpu = thread_cpu() - cpu0;
             let (ev, es, en, et) = ex.as_ref().map_or(
                 (
                     "-".to_string(),
@@ -168,7 +181,7 @@ fn main() {
                 sum[1] += o.states;
             }
             println!(
-                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{:.1}\t{}\t{:.0}\t{ev}\t{es}\t{en}\t{et}",
+                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{:.0}\t{ev}\t{es}\t{en}\t{et}",
                 r.verdict,
                 r.positions,
                 r.nodes,
