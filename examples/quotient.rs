@@ -135,7 +135,7 @@ fn main() {
     if deals.is_empty() {
         bad("give --seed, --seeds or --deal");
     }
-    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tpeak_rss_MiB\texact\texact_states\texact_nodes\texact_seconds");
+    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\texact\texact_states\texact_nodes\texact_seconds");
     let mut sum = [0u64; 2];
     for (name, deal) in &deals {
         let ex = exact.then(|| {
@@ -181,13 +181,14 @@ fn main() {
                 sum[1] += o.states;
             }
             println!(
-                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{:.0}\t{ev}\t{es}\t{en}\t{et}",
+                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{ev}\t{es}\t{en}\t{et}",
                 r.verdict,
                 r.positions,
                 r.nodes,
                 r.seconds,
                 r.bytes as f64 / (1 << 20) as f64,
                 r.long_keys,
+                r.depth,
                 peak_rss_mib(),
             );
         }

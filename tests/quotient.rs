@@ -165,20 +165,23 @@ fn lost_is_never_winnable_dealt_games() {
 fn lost_is_never_winnable_thousands() {
     let mut total = Tally::default();
     for (variant, start, seeds) in [
-        (Variant::BeleagueredCastle, None, 1..1500),
-        (Variant::StreetsAndAlleys, None, 1..1000),
-        (Variant::Citadel, None, 1..1500),
-        (Variant::BeleagueredCastle, Some(3), 1..1000),
-        (Variant::BeleagueredCastle, Some(4), 1..1500),
-        (Variant::BeleagueredCastle, Some(5), 1..2000),
-        (Variant::StreetsAndAlleys, Some(4), 1..1000),
-        (Variant::Citadel, Some(5), 1..1000),
+        (Variant::BeleagueredCastle, None, 1..1000),
+        (Variant::StreetsAndAlleys, None, 1..600),
+        (Variant::Citadel, None, 1..1000),
+        (Variant::BeleagueredCastle, Some(3), 1..800),
+        (Variant::BeleagueredCastle, Some(4), 1..800),
+        (Variant::BeleagueredCastle, Some(5), 1..800),
+        (Variant::StreetsAndAlleys, Some(4), 1..600),
+        (Variant::Citadel, Some(5), 1..600),
     ] {
         for unlimited in [false, true] {
+            if unlimited && start.is_none() {
+                continue;
+            }
             let t = sweep(
                 rules(variant, start, unlimited),
                 seeds.clone(),
-                &[1, 2, 3, 4],
+                &[1, 2, 3],
                 50_000,
                 500_000,
             );

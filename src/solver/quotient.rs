@@ -251,6 +251,8 @@ pub struct QuotientResult {
     pub bytes: usize,
     /// Keys too long for the main table (see the module docs).
     pub long_keys: u64,
+    /// Most positions on the search path at once.
+    pub depth: usize,
 }
 
 /// Searches the quotient of `deal` (a validated deal) with window `opts.k`, until it is
@@ -265,6 +267,7 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
         seconds: 0.0,
         bytes: 0,
         long_keys: 0,
+        depth: 0,
     };
     match Abs::new(deal, opts.k) {
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
@@ -275,6 +278,7 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
             out.nodes = s.nodes;
             out.bytes = s.peak_bytes;
             out.long_keys = s.long.len as u64;
+            out.depth = s.depth;
         }
     }
     out.seconds = t0.elapsed().as_secs_f64();
@@ -787,6 +791,7 @@ struct Search<'a> {
     positions: u64,
     nodes: u64,
     peak_bytes: usize,
+    depth: usize,
 }
 
 impl<'a> Search<'a> {
@@ -806,6 +811,7 @@ impl<'a> Search<'a> {
             positions: 0,
             nodes: 0,
             peak_bytes: 0,
+            depth: 0,
         }
     }
 
@@ -958,14 +964,16 @@ impl<'a> Search<'a> {
             end: self.moves.len() as u32,
             via,
         });
+        self.depth = self.depth.max(self.frames.len());
         Ok(true)
     }
 
     fn run(&mut self) -> QuotientVerdict {
-        match self.dfs() {
+        let verdict = match self.dfs() {
             Ok(v) => v,
             Err(l) => QuotientVerdict::Limit(l),
-        }
+        };
+        verdict
     }
 
     fn dfs(&mut self) -> Result<QuotientVerdict, QuotientLimit> {
