@@ -969,11 +969,10 @@ impl<'a> Search<'a> {
     }
 
     fn run(&mut self) -> QuotientVerdict {
-        let verdict = match self.dfs() {
+        match self.dfs() {
             Ok(v) => v,
             Err(l) => QuotientVerdict::Limit(l),
-        };
-        verdict
+        }
     }
 
     fn dfs(&mut self) -> Result<QuotientVerdict, QuotientLimit> {
