@@ -354,3 +354,19 @@ fn budgets_stop_with_a_limit() {
     let q = search(&deal, &tiny, &AtomicBool::new(false));
     assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Memory));
 }
+
+/// The caller runs the quotient beside the exact search and raises the flag when the exact
+/// search decides first: the quotient stops with `Stopped`, never `Lost`.
+#[test]
+fn a_stop_flag_from_another_thread_ends_the_search() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 9830);
+    let stop = AtomicBool::new(false);
+    let q = std::thread::scope(|s| {
+        let h = s.spawn(|| search(&deal, &QuotientOptions::default(), &stop));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        h.join().unwrap()
+    });
+    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Stopped));
+    assert!(q.positions > 0 && q.seconds < 10.0, "{q:?}");
+}
