@@ -13,7 +13,8 @@
 //! `-k LIST` (comma-separated windows, default 3), `--max-seconds S`, `--max-nodes N`,
 //! `--max-mib M` (the quotient's budget, default 8192), `--exact` (also run castle's exact
 //! search, `Solver::default()` with `--exact-nodes N`, default 20 million, and print its
-//! verdict and states), `--lost-only` (with `--exact`: print only deals it proves lost).
+//! verdict and states), `--lost-only` (with `--exact`: print only deals it proves lost),
+//! `--dealt` (the dealt refinement, `QuotientOptions::dealt`).
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
 
 use castle::deal::Numbering;
@@ -104,6 +105,7 @@ fn main() {
             "--exact" => exact = true,
             "--exact-nodes" => exact_nodes = val().parse().unwrap_or_else(|_| bad("--exact-nodes")),
             "--lost-only" => lost_only = true,
+            "--dealt" => opts.dealt = true,
             other => bad(&format!("unknown argument `{other}`")),
         }
     }

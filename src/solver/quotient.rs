@@ -164,6 +164,9 @@ pub struct QuotientOptions {
     pub autoplay: bool,
     /// Skip moves of the card just moved (see the module docs). Off only for tests.
     pub no_repeat: bool,
+    /// Keep the cards never moved since the deal apart, with their suits (see "The dealt
+    /// refinement" in the module docs).
+    pub dealt: bool,
 }
 
 impl Default for QuotientOptions {
@@ -175,6 +178,7 @@ impl Default for QuotientOptions {
             max_bytes: 4 << 30,
             autoplay: true,
             no_repeat: true,
+            dealt: false,
         }
     }
 }
@@ -293,7 +297,7 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
         long_keys: 0,
         depth: 0,
     };
-    match Abs::new(deal, opts.k) {
+    match Abs::new(deal, opts.k, opts.dealt) {
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
         Ok(root) => {
             let mut s = Search::new(root, opts, stop, t0);
@@ -372,6 +376,16 @@ impl AMove {
     fn bq(self) -> usize {
         (self.0 >> 20 & 0x3F) as usize
     }
+    /// The source pile's never-moved count before the move (set by [`Abs::apply`]).
+    #[inline]
+    fn prefix(self) -> u8 {
+        (self.0 >> 26) as u8
+    }
+    #[inline]
+    fn with_prefix(self, p: u8) -> AMove {
+        debug_assert!((p as usize) <= CAP);
+        AMove(self.0 & 0x03FF_FFFF | u32::from(p) << 26)
+    }
 }
 
 /// The abstract position, mutated in place by `apply` / `undo`. Bytes above a pile's length
@@ -385,10 +399,17 @@ struct Abs {
     home: u8,
     k: u8,
     unlimited: bool,
+    /// Cards at the bottom of each pile never moved since the deal (pile `i` is where column
+    /// `i` was dealt; piles never change places).
+    prefix: [u8; MAX_PILES],
+    /// Where each card was dealt (pile, index), by card code.
+    dealt_at: [(u8, u8); 64],
+    /// The dealt refinement is on.
+    dealt: bool,
 }
 
 impl Abs {
-    fn new(deal: &Deal, k: u8) -> Result<Abs, Refusal> {
+    fn new(deal: &Deal, k: u8, dealt: bool) -> Result<Abs, Refusal> {
         let r = &deal.rules;
         if r.build != Build::DownAnySuit {
             return Err(Refusal::Build);
@@ -419,12 +440,17 @@ impl Abs {
             home: f.iter().sum(),
             k,
             unlimited: r.options.sequence_moves == SequenceMoves::Unlimited,
+            prefix: [0; MAX_PILES],
+            dealt_at: [(NO_BRANCH, 0); 64],
+            dealt,
         };
         for (i, p) in deal.tableau.iter().enumerate() {
             for (q, c) in p.iter().enumerate() {
                 a.pile[i][q] = a.symbol_of(c.rank(), c.suit_index() as u8);
+                a.dealt_at[c.code() as usize] = (i as u8, q as u8);
             }
             a.len[i] = p.len() as u8;
+            a.prefix[i] = p.len() as u8;
         }
         Ok(a)
     }
@@ -482,8 +508,23 @@ impl Abs {
             return;
         }
         let want = sym(r, UNFIXED);
+        if self.dealt {
+            // Never moved: the card is where it was dealt, the one branch.
+            let (p, q) = self.dealt_at[usize::from(r) * 4 + usize::from(suit)];
+            if p != NO_BRANCH && q < self.prefix[p as usize] {
+                debug_assert_eq!(self.pile[p as usize][q as usize], want);
+                out.push(AMove::home(i, suit, p, q));
+                return;
+            }
+        }
         for p in 0..self.n {
-            for q in 0..self.len[p] as usize {
+            // With the refinement, a card moved: not one in a pile's never-moved bottom.
+            let from = if self.dealt {
+                self.prefix[p] as usize
+            } else {
+                0
+            };
+            for q in from..self.len[p] as usize {
                 if self.pile[p][q] == want {
                     out.push(AMove::home(i, suit, p as u8, q as u8));
                 }
@@ -555,9 +596,16 @@ impl Abs {
         }
     }
 
+    /// Plays `m` and returns it with the source pile's never-moved count before the move
+    /// (which `undo` restores).
     #[inline]
-    fn apply(&mut self, m: AMove) {
+    fn apply(&mut self, m: AMove) -> AMove {
         let from = m.from();
+        let m = m.with_prefix(self.prefix[from]);
+        let left = self.len[from] as usize - m.count();
+        if (self.prefix[from] as usize) > left {
+            self.prefix[from] = left as u8;
+        }
         if m.to() == FOUND {
             let l = self.len[from] as usize - 1;
             debug_assert!(self.fits(self.pile[from][l]));
@@ -582,11 +630,14 @@ impl Abs {
             self.len[from] = (lf - c) as u8;
             self.len[to] = (lt + c) as u8;
         }
+        m
     }
 
+    /// Takes back a move as [`Abs::apply`] returned it.
     #[inline]
     fn undo(&mut self, m: AMove) {
         let from = m.from();
+        self.prefix[from] = m.prefix();
         if m.to() == FOUND {
             let s = m.suit();
             if m.bp() != NO_BRANCH {
@@ -858,23 +909,46 @@ impl<'a> Search<'a> {
         // every comparison.
         let mut head = [0u64; MAX_PILES];
         let mut order = [0u8; MAX_PILES];
+        let mut free = 0;
         for i in 0..n {
+            if a.dealt && a.prefix[i] > 0 {
+                continue;
+            }
             let b: [u8; 8] = a.pile[i][..8].try_into().expect("eight bytes");
             head[i] = u64::from(a.len[i]) << 56 | u64::from_be_bytes(b) >> 8;
-            let mut at = i;
+            let mut at = free;
             while at > 0 && Self::less(a, &head, i, order[at - 1] as usize) {
                 order[at] = order[at - 1];
                 at -= 1;
             }
             order[at] = i as u8;
+            free += 1;
         }
         let mut w = Bits::new();
         w.put(1, 1);
         for s in 0..4 {
             w.put(u64::from(a.f[s]), 4);
         }
+        if a.dealt {
+            // Each column's never-moved count, then what lies on it (see the module docs).
+            for i in 0..n {
+                w.put(u64::from(a.prefix[i]), 6);
+            }
+            for i in 0..n {
+                let p = a.prefix[i] as usize;
+                if p == 0 {
+                    continue;
+                }
+                let l = a.len[i] as usize;
+                w.put((l - p) as u64, 6);
+                for &c in &a.pile[i][p..l] {
+                    let (v, b) = self.codes.code[c as usize];
+                    w.put(u64::from(v), b);
+                }
+            }
+        }
         let mut prev = 0;
-        for &i in &order[..n] {
+        for &i in &order[..free] {
             let l = u32::from(a.len[i as usize]);
             // `l - prev` zeros, then a one (at most 52 zeros: two puts).
             let gap = l - prev;
@@ -886,7 +960,7 @@ impl<'a> Search<'a> {
             }
             prev = l;
         }
-        for &i in &order[..n] {
+        for &i in &order[..free] {
             let i = i as usize;
             for &c in &a.pile[i][..a.len[i] as usize] {
                 let (v, b) = self.codes.code[c as usize];
@@ -1018,7 +1092,7 @@ impl<'a> Search<'a> {
             }
             let m = self.moves[top.next as usize];
             top.next += 1;
-            self.a.apply(m);
+            let m = self.a.apply(m);
             if self.a.won() {
                 return Ok(QuotientVerdict::BranchWin);
             }
@@ -1066,13 +1140,19 @@ mod tests {
     fn keys_are_exact_and_undo_restores() {
         use crate::rules::Variant;
         use std::collections::HashMap;
-        type Slow = (Vec<Vec<u8>>, [u8; 4]);
+        type Slow = (Vec<Option<(u8, Vec<u8>)>>, Vec<Vec<u8>>, [u8; 4]);
+        // With the dealt refinement, piles with never-moved cards by column; the rest sorted.
         let slow = |a: &Abs| -> Slow {
+            let column = |i: usize| a.dealt && a.prefix[i] > 0;
+            let cols = (0..a.n)
+                .map(|i| column(i).then(|| (a.prefix[i], a.pile[i][..a.len[i] as usize].to_vec())))
+                .collect();
             let mut p: Vec<Vec<u8>> = (0..a.n)
+                .filter(|&i| !column(i))
                 .map(|i| a.pile[i][..a.len[i] as usize].to_vec())
                 .collect();
             p.sort();
-            (p, a.f)
+            (cols, p, a.f)
         };
         let opts = QuotientOptions::default();
         let stop = AtomicBool::new(false);
@@ -1097,13 +1177,29 @@ mod tests {
             if unlimited {
                 rules = rules.with_sequence_moves(SequenceMoves::Unlimited);
             }
-            for k in [1, 2, 3, 13] {
+            for (k, dealt) in [
+                (1, false),
+                (2, false),
+                (3, false),
+                (13, false),
+                (2, true),
+                (3, true),
+            ] {
                 let mut by_key: HashMap<Vec<u64>, Slow> = HashMap::new();
                 let mut by_slow: HashMap<Slow, Vec<u64>> = HashMap::new();
                 for seed in 1..6 {
+                    // The refinement's keys name columns: they compare within one deal.
+                    if dealt {
+                        by_key.clear();
+                        by_slow.clear();
+                    }
                     let deal = Deal::from_seed(rules, seed);
-                    let mut s =
-                        Search::new(Abs::new(&deal, k).unwrap(), &opts, &stop, Instant::now());
+                    let mut s = Search::new(
+                        Abs::new(&deal, k, dealt).unwrap(),
+                        &opts,
+                        &stop,
+                        Instant::now(),
+                    );
                     for _ in 0..400 {
                         let (words, bits) = s.key();
                         let key = words[..bits.div_ceil(64)].to_vec();
@@ -1117,10 +1213,10 @@ mod tests {
                         }
                         for &m in &list {
                             let before = slow(&s.a);
-                            let raw = s.a.pile;
-                            s.a.apply(m);
-                            s.a.undo(m);
-                            assert_eq!((slow(&s.a), s.a.pile), (before, raw));
+                            let raw = (s.a.pile, s.a.prefix);
+                            let played = s.a.apply(m);
+                            s.a.undo(played);
+                            assert_eq!((slow(&s.a), (s.a.pile, s.a.prefix)), (before, raw));
                         }
                         s.a.apply(list[next(list.len())]);
                         walked += 1;
