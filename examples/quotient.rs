@@ -14,7 +14,7 @@
 //! `--max-mib M` (the quotient's budget, default 8192), `--exact` (also run castle's exact
 //! search, `Solver::default()` with `--exact-nodes N`, default 20 million, and print its
 //! verdict and states), `--lost-only` (with `--exact`: print only deals it proves lost),
-//! `--dealt` (the dealt refinement, `QuotientOptions::dealt`).
+//! `--plain` (without the dealt refinement, `QuotientOptions::dealt`).
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
 
 use castle::deal::Numbering;
@@ -105,7 +105,7 @@ fn main() {
             "--exact" => exact = true,
             "--exact-nodes" => exact_nodes = val().parse().unwrap_or_else(|_| bad("--exact-nodes")),
             "--lost-only" => lost_only = true,
-            "--dealt" => opts.dealt = true,
+            "--plain" => opts.dealt = false,
             other => bad(&format!("unknown argument `{other}`")),
         }
     }
