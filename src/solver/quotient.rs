@@ -139,28 +139,34 @@
 //! of its position, so the tables never hold the same position twice.
 
 //! # Measured
-//! `cargo run --release --example quotient -- ...`, one thread, this 2-core machine (CPU
-//! seconds of the search's thread; peak is the search's own tables and path, the process's
-//! resident peak within a few MiB of it):
+//! `cargo run --release --example quotient -- ...` (`--plain` for the plain quotient), one
+//! thread, this 2-core machine shared with other work: CPU seconds of the search's thread;
+//! peak MiB is the search's own tables and path (the process's resident peak is within a few
+//! MiB of it); depth is the longest search path.
 //!
-//! | deal | k | verdict | positions | seconds | peak MiB | path depth |
-//! | --- | --- | --- | --- | --- | --- | --- |
-//! | `../shared/bench/hard-unsolvable.fcs` | 2 | branch-win | 19,371 | 0.01 | 2 | 7,535 |
-//! | same | 3 | lost | 170,387 | 0.17 | 14 | 30,892 |
-//! | same | 4 | lost | 2,642,200 | 4.4 | 320 | 357,215 |
-//! | same | 13 | lost | 12,629,580 (the exact search's states) | 31.5 | 2,784 | 1,473,541 |
-//! | bc 9830 | 2 | branch-win | 9,032 | 0.01 | 1 | 3,226 |
-//! | bc 9830 | 3 | lost | 10,020,304 | 12.2 | 772 | 84,222 |
-//! | bc 9830 | 4 | lost | 46,917,136 | 74 | 3,088 | 300,813 |
+//! | deal | k | dealt refinement (default) | plain |
+//! | --- | --- | --- | --- |
+//! | `../shared/bench/hard-unsolvable.fcs` | 2 | lost: 41,255 positions, 0.04 s, 3 MiB | branch win (19,371 positions) |
+//! | same | 3 | lost: 356,964, 0.44 s, 26 MiB | lost: 170,387, 0.17 s, 14 MiB, depth 30,892 |
+//! | same | 4 | lost: 3,030,144, 5.6 s, 204 MiB | lost: 2,642,200, 4.4 s, 320 MiB |
+//! | same | 13 | | lost: 12,629,580 (the exact search's states), 31.5 s, 2,784 MiB |
+//! | bc 9830 | 2 | lost: 283,687, 0.23 s, 24 MiB | branch win (9,032) |
+//! | bc 9830 | 3 | lost: 1,558,569, 1.9 s, 100 MiB | lost: 10,020,304, 12.2 s, 772 MiB, depth 84,222 |
+//! | bc 9830 | 4 | lost: 7,606,245, 11.6 s, 776 MiB | lost: 46,917,136, 74 s, 3,088 MiB |
+//! | bc 1770 | 2 | lost: 371,492, 0.32 s, 25 MiB | branch win at `k = 3` (28,040) |
+//! | bc 2461 | 2 | lost: 328,937, 0.25 s, 24 MiB | branch win at `k = 3` (239,322) |
+//! | bc 7875 | 2 | lost: 429,395, 0.50 s, 49 MiB | branch win at `k = 3` (409,778) |
 //!
-//! Beleaguered-castle 1..200 (`--seeds 1..200 --exact --lost-only -k 2,3,4`): the exact search
-//! (20 million nodes each) proves 64 deals lost, holding 673,554 states on them in all
-//! (4.1 s). `k = 2` proves 55 of them with 448,148 positions (65,817 exact states on those 55),
-//! branch wins on 9; `k = 3` proves 62 with 1,101,380 positions (673,418), branch wins on 2;
-//! `k = 4` proves all 64 with 1,111,256. Per deal the quotient is smaller than the exact
-//! search on 11 to 13 of them and larger on 28 to 38 (bc 85: 633,312 positions at `k = 3`
-//! against 152,434 states; bc 179: 283,633 against 453,285): on small deals the branches
-//! cost more than the merging saves, and the quotient pays where the exact space is huge.
+//! (bc 1770, 2461, 7875 and 9830 are the deals the exact search leaves `unknown` after 25
+//! minutes and 14 GiB.) Beleaguered-castle 1..200 (`--seeds 1..200 --exact --lost-only -k
+//! 2,3,4`): the exact search (20 million nodes each) proves 64 deals lost, holding 673,554
+//! states on them in all (4.1 s). With the refinement, `k = 2` proves all 64 with 29,959
+//! positions (`k = 3`: 33,688; `k = 4`: 42,146), smaller than the exact search on 30 deals
+//! and larger on 6 (bc 179: 7,601 positions against 453,285 states). Plain, `k = 2` proves
+//! 55 with 448,148 positions (65,817 exact states on those), `k = 3` 62 with 1,101,380,
+//! `k = 4` all 64 with 1,111,256, larger than the exact search on 28 to 38 deals (bc 85:
+//! 633,312 at `k = 3` against 152,434): without the refinement the branches cost more than
+//! the merging saves on small deals.
 
 use crate::card::KING;
 use crate::deal::Deal;
