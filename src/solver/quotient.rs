@@ -158,7 +158,11 @@
 //! | bc 7875 | 2 | lost: 429,395, 0.50 s, 49 MiB | branch win at `k = 3` (409,778) |
 //!
 //! (bc 1770, 2461, 7875 and 9830 are the deals the exact search leaves `unknown` after 25
-//! minutes and 14 GiB.) Beleaguered-castle 1..200 (`--seeds 1..200 --exact --lost-only -k
+//! minutes and 14 GiB. Plain at `k = 4`, 2461 and 7875 still give branch wins, at 313,609
+//! and 11,306,720 positions, and 1770 is undecided at 100 s with 15.3 million: for these the
+//! refinement's `Lost` has no second witness yet.) Streets-and-alleys 1..100 (`--variant sa
+//! --exact-nodes 5000000`): the exact search proves 46 deals lost with 513,720 states; the
+//! refinement proves all 46 at `k = 2` with 72,650 positions (`k = 3`: 96,856). Beleaguered-castle 1..200 (`--seeds 1..200 --exact --lost-only -k
 //! 2,3,4`): the exact search (20 million nodes each) proves 64 deals lost, holding 673,554
 //! states on them in all (4.1 s). With the refinement, `k = 2` proves all 64 with 29,959
 //! positions (`k = 3`: 33,688; `k = 4`: 42,146), smaller than the exact search on 30 deals
