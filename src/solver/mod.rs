@@ -7,6 +7,7 @@
 //! every win), and `Unknown` means a budget ran out first — it never stands for "lost".
 
 mod open;
+pub mod quotient;
 mod search;
 pub mod short;
 pub mod table;

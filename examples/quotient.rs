@@ -1,0 +1,204 @@
+//! Measures the suit-blind quotient search (`castle::solver::quotient`) on deals, beside the
+//! exact search if asked: one line per deal and window, with time, positions, nodes and
+//! memory.
+//!
+//! ```text
+//! cargo run --release --example quotient -- --deal ../shared/bench/hard-unsolvable.fcs -k 2,3,4
+//! cargo run --release --example quotient -- --seed 9830 -k 3 --max-seconds 300
+//! cargo run --release --example quotient -- --seeds 1..200 -k 3 --exact --lost-only
+//! ```
+//!
+//! Options: `--variant V` (default beleaguered-castle), `--start-rank R`, `--unlimited`
+//! (sequence moves), `--seed N` | `--seeds A..B` | `--deal FILE` (castle's deal formats),
+//! `-k LIST` (comma-separated windows, default 3), `--max-seconds S`, `--max-nodes N`,
+//! `--max-mib M` (the quotient's budget, default 8192), `--exact` (also run castle's exact
+//! search, `Solver::default()` with `--exact-nodes N`, default 20 million, and print its
+//! verdict and states), `--lost-only` (with `--exact`: print only deals it proves lost),
+//! `--plain` (without the dealt refinement, `QuotientOptions::dealt`).
+//! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
+
+use castle::deal::Numbering;
+use castle::formats::{read_deal, ReadOptions};
+use castle::rules::SequenceMoves;
+use castle::solver::quotient::{search, QuotientOptions};
+use castle::{Deal, Limits, Solver, Variant, Verdict};
+use std::sync::atomic::AtomicBool;
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// CPU seconds this thread has used (the machine may be shared: wall time alone misleads).
+fn thread_cpu() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the duration of the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut variant = Variant::BeleagueredCastle;
+    let mut start_rank = None;
+    let mut unlimited = false;
+    let mut seeds: Vec<u64> = Vec::new();
+    let mut file = None;
+    let mut ks = vec![3u8];
+    let mut opts = QuotientOptions {
+        max_bytes: 8 << 30,
+        ..QuotientOptions::default()
+    };
+    let mut exact = false;
+    let mut exact_nodes = 20_000_000u64;
+    let mut lost_only = false;
+    let mut it = args.iter();
+    let bad = |what: &str| -> ! {
+        eprintln!("quotient example: {what} (see the header of examples/quotient.rs)");
+        std::process::exit(2)
+    };
+    while let Some(a) = it.next() {
+        let mut val = || {
+            it.next()
+                .cloned()
+                .unwrap_or_else(|| bad(&format!("{a} needs a value")))
+        };
+        match a.as_str() {
+            "--variant" => variant = val().parse().unwrap_or_else(|e| bad(&format!("{e}"))),
+            "--start-rank" => {
+                start_rank = Some(val().parse().unwrap_or_else(|_| bad("--start-rank")))
+            }
+            "--unlimited" => unlimited = true,
+            "--seed" => seeds.push(val().parse().unwrap_or_else(|_| bad("--seed"))),
+            "--seeds" => {
+                let v = val();
+                let (a, b) = v.split_once("..").unwrap_or_else(|| bad("--seeds A..B"));
+                let (a, b): (u64, u64) = (
+                    a.parse().unwrap_or_else(|_| bad("--seeds A..B")),
+                    b.parse().unwrap_or_else(|_| bad("--seeds A..B")),
+                );
+                seeds.extend(a..=b);
+            }
+            "--deal" => file = Some(val()),
+            "-k" => {
+                ks = val()
+                    .split(',')
+                    .map(|k| k.parse().unwrap_or_else(|_| bad("-k 2,3,4")))
+                    .collect()
+            }
+            "--max-seconds" => {
+                opts.max_seconds = Some(val().parse().unwrap_or_else(|_| bad("--max-seconds")))
+            }
+            "--max-nodes" => {
+                opts.max_nodes = Some(val().parse().unwrap_or_else(|_| bad("--max-nodes")))
+            }
+            "--max-mib" => {
+                opts.max_bytes = val().parse::<usize>().unwrap_or_else(|_| bad("--max-mib")) << 20
+            }
+            "--exact" => exact = true,
+            "--exact-nodes" => exact_nodes = val().parse().unwrap_or_else(|_| bad("--exact-nodes")),
+            "--lost-only" => lost_only = true,
+            "--plain" => opts.dealt = false,
+            other => bad(&format!("unknown argument `{other}`")),
+        }
+    }
+    let mut rules = variant.rules();
+    if let Some(r) = start_rank {
+        rules = rules
+            .with_start_rank(r)
+            .unwrap_or_else(|e| bad(&e.to_string()));
+    }
+    if unlimited {
+        rules = rules.with_sequence_moves(SequenceMoves::Unlimited);
+    }
+    let mut deals: Vec<(String, Deal)> = Vec::new();
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| bad(&format!("{path}: {e}")));
+        let ro = ReadOptions {
+            variant: Some(variant),
+            start_rank,
+            sequence_moves: unlimited.then_some(SequenceMoves::Unlimited),
+            ..ReadOptions::default()
+        };
+        let deal = read_deal(&text, &path, ro).unwrap_or_else(|e| bad(&e.to_string()));
+        deals.push((path, deal));
+    }
+    for s in seeds {
+        let deal = Deal::numbered(rules, Numbering::Castle, s).unwrap_or_else(|e| bad(&e));
+        deals.push((s.to_string(), deal));
+    }
+    if deals.is_empty() {
+        bad("give --seed, --seeds or --deal");
+    }
+    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\texact\texact_states\texact_nodes\texact_seconds");
+    let mut sum = [0u64; 2];
+    for (name, deal) in &deals {
+        let ex = exact.then(|| {
+            let solver = Solver {
+                limits: Limits {
+                    max_nodes: Some(exact_nodes),
+                    ..Limits::default()
+                },
+                ..Solver::default()
+            };
+            solver.solve(deal)
+        });
+        if lost_only
+            && ex
+                .as_ref()
+                .is_some_and(|o| o.verdict != Verdict::Unsolvable)
+        {
+            continue;
+        }
+        for &k in &ks {
+            let stop = AtomicBool::new(false);
+            let cpu0 = thread_cpu();
+            let r = search(deal, &QuotientOptions { k, ..opts }, &stop);
+            let cpu = thread_cpu() - cpu0;
+            let (ev, es, en, et) = ex.as_ref().map_or(
+                (
+                    "-".to_string(),
+                    "-".to_string(),
+                    "-".to_string(),
+                    "-".to_string(),
+                ),
+                |o| {
+                    (
+                        o.verdict.to_string(),
+                        o.states.to_string(),
+                        o.nodes.to_string(),
+                        format!("{:.2}", o.seconds),
+                    )
+                },
+            );
+            if let Some(o) = &ex {
+                sum[0] += r.positions;
+                sum[1] += o.states;
+            }
+            println!(
+                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{ev}\t{es}\t{en}\t{et}",
+                r.verdict,
+                r.positions,
+                r.nodes,
+                r.seconds,
+                r.bytes as f64 / (1 << 20) as f64,
+                r.long_keys,
+                r.depth,
+                peak_rss_mib(),
+            );
+        }
+    }
+    if exact {
+        println!(
+            "# sum of positions (all k) {} ; sum of exact states (once per k) {}",
+            sum[0], sum[1]
+        );
+    }
+}

@@ -1,0 +1,1287 @@
+//! The suit-blind quotient: a smaller, over-approximating search whose `Lost` is a proof.
+//!
+//! This module owns one self-contained search, [`search`], for the games of the family in
+//! which every tableau move depends on ranks alone: beleaguered-castle, streets-and-alleys
+//! and citadel, any start rank, single or unlimited sequence moves. It refuses
+//! ([`QuotientVerdict::NotApplicable`]) any other rule set: another build rule (fortress,
+//! castile, courtyard), two decks, reserve cells, a stock, or foundation return (with return
+//! a card may leave its foundation, and the windows below stop sliding one way).
+//!
+//! # The abstraction
+//! Fix `k >= 1`. For each suit `s` let `next_s` be the rank its foundation needs next
+//! (`height + 1`). A card `(s, r)` not home is *fixed* if `next_s <= r < next_s + k`, and
+//! *unfixed* otherwise. The abstract position `α(c)` of a concrete position `c` keeps the
+//! foundations exactly, keeps every fixed card with its suit, and replaces every unfixed card
+//! by its rank alone. Tableau piles are interchangeable (no rule names a pile), so `α` also
+//! forgets pile order: the key sorts the piles.
+//!
+//! The abstract moves from an abstract position `a`:
+//! - **Tableau moves**, exactly as on ranks: the top card (or, with unlimited sequence moves,
+//!   an ordered run: each card one rank below the one under it) of a pile goes onto a pile
+//!   whose top is one rank above its bottom card, or into an empty pile. The rule book's
+//!   tableau moves depend on ranks alone (build down regardless of suit, any card to an empty
+//!   pile), so these are exactly the moves of any `c` with `α(c) = a`.
+//! - **Foundation moves**: a fixed card `(s, next_s)` on a pile top goes home. Then the window
+//!   of `s` slides: `(s, next_s + k)`, if that rank is at most the king, becomes fixed. It is
+//!   one of the unfixed cards of rank `next_s + k` on the tableau (it is not home, it was not
+//!   fixed), and the abstract search *branches*: one successor per position holding an
+//!   unfixed card of that rank, each giving that card the suit `s`.
+//!
+//! A card `(s, next_s)` is always fixed (`k >= 1`), so every concrete foundation move has its
+//! abstract one.
+//!
+//! # Soundness: `Lost` is a proof
+//! **Simulation.** Let `c` be a concrete position and `a = α(c)`. Every concrete move
+//! `c -> c'` has an abstract move `a -> a'` with `a' = α(c')`: a tableau move is the same move
+//! on ranks, and it changes no foundation, so no card changes its fixed status and the
+//! symbols travel with the cards; a foundation move of `(s, next_s)` is the abstract
+//! foundation move from the same pile, and `α(c')` is its branch at the true position of
+//! `(s, next_s + k)` in `c` (every other card keeps its status: only suit `s`'s window moved,
+//! and it gained exactly that card). So the abstract positions reachable from `α(deal)`
+//! include `α` of every concretely reachable position. An abstract position is won exactly
+//! when every foundation is complete, as for the concrete positions mapping to it. If the
+//! search exhausts the reachable abstract positions without meeting a won one, no
+//! concretely reachable position is won: the deal is lost.
+//!
+//! An abstract win proves nothing: a branch may give a suit to a card that does not have it,
+//! so the line may not correspond to any concrete play. It is reported as
+//! [`QuotientVerdict::BranchWin`]; the caller falls back to the exact search.
+//!
+//! With `k = 13` every card not home is fixed and no foundation move branches: the
+//! abstraction is the identity up to pile order, and the search visits exactly the positions
+//! of the exact search (a test compares the counts).
+//!
+//! # Reductions, each proved to keep the proof sound
+//! A reduction may only depend on what the abstraction keeps (foundations, fixed cards,
+//! ranks, and the line into the position), and the concrete argument for it must hold for
+//! every concrete position the abstract one stands for. Then the completeness argument lifts.
+//! Write `R` for the abstract positions the search enters and `W` for the concrete positions
+//! from which a win exists. **Claim**: if `c` is in `W` and `α(c)` is in `R`, then `R` holds a
+//! won position. By induction on (cards not home in `c`, length of `c`'s shortest win),
+//! ordered lexicographically. If `α(c)` is won, done. Otherwise see each case below; each
+//! gives a `c'` in `W`, smaller in that order, with `α(c')` in `R`. As `α(deal)` is in `R`,
+//! a winnable deal puts a won position in `R`; so an `R` without one proves the deal lost.
+//!
+//! - **Safe autoplay** (the only reduction that removes positions). If the abstract position
+//!   shows a fixed card `x = (s, r)` on a pile top with `r = next_s` and `r <= min_t
+//!   next_t + 1` (every foundation holds rank `r - 2`), the search offers only that foundation
+//!   move (all its branches). The test reads only foundations and a fixed card, and the same
+//!   card `x` is on the same pile top of every `c` with `α(c) = a`. For such a `c`, the exact
+//!   search's rule (`Position::safe_move`, build down regardless of suit) says a win from
+//!   `c` gives a win from `c'` = `c` with `x` home: `x` can only ever hold a card `y` of rank
+//!   `r - 1`, which fits its own foundation and on which nothing can be built (rank `r - 2` is
+//!   home everywhere); delete `x`'s moves up to its move home, turn each move of a `y` onto `x`
+//!   into `y` going home and delete that `y`'s later moves up to its own move home. Every
+//!   tableau of the new line is the old one minus cards with nothing on them, so every other
+//!   move stays legal. With unlimited sequence moves a run that carried `x` carries the same
+//!   run minus `x` and the `y` above it (both home), still an ordered run of the cards below,
+//!   and a run landing on `x` can only be a lone `y`. `c'` has one more card home, and `α(c')`
+//!   is one of the branches, all entered. (Autoplay is confluent: playing one safe card leaves
+//!   every other one safe and on top; which one goes first changes no reachable set.)
+//! - **Pile order.** Piles are interchangeable, so the key sorts them; a move into an empty
+//!   pile is offered into one empty pile only, and a whole pile is never moved into an empty
+//!   pile (it reaches the same position). These change no set of positions.
+//! - **No repeat.** After a single-card tableau move of card `x` from `A` to `B` with nothing
+//!   played after it, the child offers no single-card move from `B`. Such a move of `x`
+//!   reaches (up to pile order) what the parent reaches by moving `x` from `A` directly (the
+//!   parent itself when it goes back to `A`; `x`'s move home is the parent's own): the parent
+//!   offered that move (its own skipped card is not `x`, since it moved `x`), and the parent
+//!   is entered, so its successors are. In the induction, when the first move of `c`'s
+//!   shortest win is skipped, `α(c')` is one of the parent's successors or the parent.
+//!
+//! A position already in the table is entered (all its moves are or will be tried: the
+//! search is an exhaustive depth-first search with an explicit stack), which is all the
+//! claim needs; positions with a safe move are not stored (they have one branching move
+//! each, and every line through them adds a card home, so no cycle passes only through them).
+//!
+//! # The dealt refinement ([`QuotientOptions::dealt`])
+//! Call a card *unmoved* while it has not moved since the deal. The search never moves piles,
+//! so the unmoved cards of pile `i` are the bottom part of the column dealt there, and a count
+//! per pile says which they are. Extend each concrete position with these counts (a *flagged*
+//! position: its moves are its position's moves, and a move lowers its source pile's count
+//! to the cards left under the ones that moved); a flagged position is won, or has a win of
+//! a given length, exactly when its position does. The refined abstraction keeps what `α`
+//! keeps plus the counts, so an unmoved card is known by its place (it is the card dealt
+//! there), and only moved cards are suit-blind. Tableau and foundation moves are as before
+//! and update the counts the same way in both. The branch changes: when `(s, next_s + k)`
+//! becomes fixed, if its dealt place lies in its pile's unmoved part, it is there (one
+//! branch); otherwise it has moved, and it is one of the unfixed cards of that rank outside
+//! the unmoved parts (a branch each). In a flagged concrete position the card is in exactly
+//! one of these two cases, at a place the abstract move offers, so the simulation holds, and
+//! `Lost` is a proof as before (a win of the deal is a win of the flagged deal).
+//!
+//! The reductions carry over, with the claim's induction run over flagged positions (the
+//! measure, cards home and shortest win, depends on the position only): safe autoplay reads
+//! the same information; only piles with no unmoved card are interchangeable (the key sorts
+//! those and names the others by column; an empty pile has none); a lone card or a whole
+//! pile into an empty pile gives the same position, so no shortest win plays it (dropping it
+//! would give a shorter one), whatever it does to the counts; and when no-repeat leaves out
+//! `x`'s move back to `A`, the position it gives is the parent's with `x` counted as moved:
+//! the flagged position with the parent's counts has the same position, hence the same
+//! measure, and its abstraction is the parent, which is entered.
+//!
+//! With the refinement `k = 13` counts more positions than the exact search (a card moved
+//! away and back is told from one never moved); the verdicts are the same.
+//!
+//! # The key
+//! Fixed-size words, exact (a `Lost` never rests on a hash): one sentinel bit, the four
+//! foundation heights (4 bits each), the pile lengths sorted (unary differences), then the
+//! piles sorted by (length, cards), each card as its rank (4 bits) and the index of its
+//! symbol among the symbols its rank may have in this position (the suits fixed at that
+//! rank, then "unfixed" if some card of that rank is unfixed): 0 to 2 bits, fixed by the
+//! foundations, so the code is decodable and two positions never share a key. With the dealt
+//! refinement the piles' unmoved counts come first (6 bits each, by column), then for each
+//! pile with unmoved cards the length (6 bits) and cards of the part above them; the unmoved
+//! cards themselves are fixed by their column, count and the foundations; then the other
+//! piles as above. Keys that fit
+//! four words go in the main table, longer ones (only positions with many cards and several
+//! fixed suits per rank) in a second table of eight-word keys: a key's length is a function
+//! of its position, so the tables never hold the same position twice.
+
+//! # Measured
+//! `cargo run --release --example quotient -- ...` (`--plain` for the plain quotient), one
+//! thread, this 2-core machine shared with other work: CPU seconds of the search's thread;
+//! peak MiB is the search's own tables and path (the process's resident peak is within a few
+//! MiB of it); depth is the longest search path.
+//!
+//! | deal | k | dealt refinement (default) | plain |
+//! | --- | --- | --- | --- |
+//! | `../shared/bench/hard-unsolvable.fcs` | 2 | lost: 41,255 positions, 0.04 s, 3 MiB | branch win (19,371 positions) |
+//! | same | 3 | lost: 356,964, 0.44 s, 26 MiB | lost: 170,387, 0.17 s, 14 MiB, depth 30,892 |
+//! | same | 4 | lost: 3,030,144, 5.6 s, 204 MiB | lost: 2,642,200, 4.4 s, 320 MiB |
+//! | same | 13 | | lost: 12,629,580 (the exact search's states), 31.5 s, 2,784 MiB |
+//! | bc 9830 | 2 | lost: 283,687, 0.23 s, 24 MiB | branch win (9,032) |
+//! | bc 9830 | 3 | lost: 1,558,569, 1.9 s, 100 MiB | lost: 10,020,304, 12.2 s, 772 MiB, depth 84,222 |
+//! | bc 9830 | 4 | lost: 7,606,245, 11.6 s, 776 MiB | lost: 46,917,136, 74 s, 3,088 MiB |
+//! | bc 1770 | 2 | lost: 371,492, 0.32 s, 25 MiB | branch win at `k = 3` (28,040) |
+//! | bc 2461 | 2 | lost: 328,937, 0.25 s, 24 MiB | branch win at `k = 3` (239,322) |
+//! | bc 7875 | 2 | lost: 429,395, 0.50 s, 49 MiB | branch win at `k = 3` (409,778) |
+//!
+//! (bc 1770, 2461, 7875 and 9830 are the deals the exact search leaves `unknown` after 25
+//! minutes and 14 GiB. Plain at `k = 4`, 2461 and 7875 still give branch wins, at 313,609
+//! and 11,306,720 positions, and 1770 is undecided at 100 s with 15.3 million: for these the
+//! refinement's `Lost` has no second witness yet.) Streets-and-alleys 1..100 (`--variant sa
+//! --exact-nodes 5000000`): the exact search proves 46 deals lost with 513,720 states; the
+//! refinement proves all 46 at `k = 2` with 72,650 positions (`k = 3`: 96,856). Beleaguered-castle 1..200 (`--seeds 1..200 --exact --lost-only -k
+//! 2,3,4`): the exact search (20 million nodes each) proves 64 deals lost, holding 673,554
+//! states on them in all (4.1 s). With the refinement, `k = 2` proves all 64 with 29,959
+//! positions (`k = 3`: 33,688; `k = 4`: 42,146), smaller than the exact search on 30 deals
+//! and larger on 6 (bc 179: 7,601 positions against 453,285 states). Plain, `k = 2` proves
+//! 55 with 448,148 positions (65,817 exact states on those), `k = 3` 62 with 1,101,380,
+//! `k = 4` all 64 with 1,111,256, larger than the exact search on 28 to 38 deals (bc 85:
+//! 633,312 at `k = 3` against 152,434): without the refinement the branches cost more than
+//! the merging saves on small deals.
+
+use crate::card::KING;
+use crate::deal::Deal;
+use crate::rules::{Build, SequenceMoves};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Most tableau piles the quotient search handles.
+pub const MAX_PILES: usize = 12;
+/// Most cards one pile may hold (a whole deck: hand-built positions may stack anything).
+const CAP: usize = 52;
+/// A symbol's tag for an unfixed card (tags 0..4 are the suits of fixed cards).
+const UNFIXED: u8 = 4;
+/// Words of the main table's keys.
+const MAIN_WORDS: usize = 4;
+/// Words of the overflow table's keys: the longest key is 1 + 16 + (52 + 12) + 52 * 6 bits.
+const LONG_WORDS: usize = 7;
+/// Nodes between looks at the clock, the stop flag and the path's memory.
+const CHECK_EVERY: u64 = 1 << 12;
+
+/// What one quotient search may do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuotientOptions {
+    /// Cards per suit kept with their suit (the window); 1..=13, 13 merges nothing.
+    pub k: u8,
+    /// Stop after this many nodes (positions whose moves were generated).
+    pub max_nodes: Option<u64>,
+    /// Stop after this many seconds.
+    pub max_seconds: Option<f64>,
+    /// Bytes the tables and the search path may hold together.
+    pub max_bytes: usize,
+    /// Play safe foundation moves at once (see the module docs). Off only for tests.
+    pub autoplay: bool,
+    /// Skip moves of the card just moved (see the module docs). Off only for tests.
+    pub no_repeat: bool,
+    /// Keep the cards never moved since the deal apart, with their suits (see "The dealt
+    /// refinement" in the module docs). On by default: on beleaguered-castle 1..200 it proves
+    /// every lost deal at `k = 2` with a twentieth of the exact search's states (see
+    /// "Measured").
+    pub dealt: bool,
+}
+
+impl Default for QuotientOptions {
+    fn default() -> Self {
+        QuotientOptions {
+            k: 3,
+            max_nodes: None,
+            max_seconds: None,
+            max_bytes: 4 << 30,
+            autoplay: true,
+            no_repeat: true,
+            dealt: true,
+        }
+    }
+}
+
+/// Which budget stopped a quotient search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QuotientLimit {
+    /// [`QuotientOptions::max_nodes`].
+    Nodes,
+    /// [`QuotientOptions::max_seconds`].
+    Seconds,
+    /// [`QuotientOptions::max_bytes`].
+    Memory,
+    /// The caller's stop flag.
+    Stopped,
+}
+
+/// Why the quotient does not apply to a rule set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// Tableau moves depend on suits (fortress, castile, courtyard).
+    Build,
+    /// Two decks.
+    Decks,
+    /// Reserve cells.
+    Cells,
+    /// A stock.
+    Stock,
+    /// Foundation return: cards may leave the foundations.
+    FoundationReturn,
+    /// More piles (or longer piles) than the search holds.
+    TooLarge,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::Build => "tableau moves depend on suits",
+            Refusal::Decks => "two decks",
+            Refusal::Cells => "reserve cells",
+            Refusal::Stock => "a stock",
+            Refusal::FoundationReturn => "foundation return",
+            Refusal::TooLarge => "more piles or cards than the quotient search holds",
+        })
+    }
+}
+
+/// The answer of a quotient search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QuotientVerdict {
+    /// No reachable abstract position is won: the deal is lost (a proof).
+    Lost,
+    /// A won abstract position was reached; it may rest on a branch no concrete play matches,
+    /// so it proves nothing.
+    BranchWin,
+    /// A budget ran out (never a verdict).
+    Limit(QuotientLimit),
+    /// The rules are not ones the quotient applies to.
+    NotApplicable(Refusal),
+}
+
+impl QuotientVerdict {
+    /// The name used in outputs: `lost`, `branch-win`, `limit-nodes`, ..., `not-applicable`.
+    pub fn name(self) -> &'static str {
+        match self {
+            QuotientVerdict::Lost => "lost",
+            QuotientVerdict::BranchWin => "branch-win",
+            QuotientVerdict::Limit(QuotientLimit::Nodes) => "limit-nodes",
+            QuotientVerdict::Limit(QuotientLimit::Seconds) => "limit-seconds",
+            QuotientVerdict::Limit(QuotientLimit::Memory) => "limit-memory",
+            QuotientVerdict::Limit(QuotientLimit::Stopped) => "stopped",
+            QuotientVerdict::NotApplicable(_) => "not-applicable",
+        }
+    }
+}
+
+impl fmt::Display for QuotientVerdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QuotientVerdict::NotApplicable(why) => write!(f, "not applicable ({why})"),
+            v => f.write_str(v.name()),
+        }
+    }
+}
+
+/// What a quotient search found, and what it cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuotientResult {
+    /// The answer.
+    pub verdict: QuotientVerdict,
+    /// Distinct abstract positions stored (those without a safe move).
+    pub positions: u64,
+    /// Positions whose moves were generated (stored ones and those with a safe move).
+    pub nodes: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Most bytes the tables and the path held at once.
+    pub bytes: usize,
+    /// Keys too long for the main table (see the module docs).
+    pub long_keys: u64,
+    /// Most positions on the search path at once.
+    pub depth: usize,
+}
+
+/// Searches the quotient of `deal` (a validated deal) with window `opts.k`, until it is
+/// exhausted (`Lost`), a won abstract position is met (`BranchWin`), a budget runs out, or
+/// `stop` becomes true (checked every few thousand nodes).
+pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> QuotientResult {
+    let t0 = Instant::now();
+    let mut out = QuotientResult {
+        verdict: QuotientVerdict::Lost,
+        positions: 0,
+        nodes: 0,
+        seconds: 0.0,
+        bytes: 0,
+        long_keys: 0,
+        depth: 0,
+    };
+    match Abs::new(deal, opts.k, opts.dealt) {
+        Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
+        Ok(root) => {
+            let mut s = Search::new(root, opts, stop, t0);
+            out.verdict = s.run();
+            out.positions = s.positions;
+            out.nodes = s.nodes;
+            out.bytes = s.peak_bytes;
+            out.long_keys = s.long.len as u64;
+            out.depth = s.depth;
+        }
+    }
+    out.seconds = t0.elapsed().as_secs_f64();
+    out
+}
+
+/// A symbol: rank in the high bits, tag (a fixed card's suit, or [`UNFIXED`]) in the low 3.
+#[inline]
+const fn sym(rank: u8, tag: u8) -> u8 {
+    rank << 3 | tag
+}
+
+/// Marks a foundation move in [`AMove::to`].
+const FOUND: u8 = 0xF;
+/// Marks "no branch" in [`AMove::bp`].
+const NO_BRANCH: u8 = 0xF;
+
+/// An abstract move, packed in 32 bits: source pile, target pile (or [`FOUND`]), cards
+/// moved, and for a foundation move the suit and the branch (pile and index of the card
+/// that becomes fixed, or [`NO_BRANCH`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+struct AMove(u32);
+
+const _: () = assert!(std::mem::size_of::<AMove>() == 4);
+const _: () = assert!(MAX_PILES < NO_BRANCH as usize && MAX_PILES < FOUND as usize);
+
+impl AMove {
+    #[inline]
+    fn tableau(from: usize, to: usize, count: usize) -> AMove {
+        debug_assert!(from < MAX_PILES && to < MAX_PILES && (1..=CAP).contains(&count));
+        AMove(from as u32 | (to as u32) << 4 | (count as u32) << 8)
+    }
+    #[inline]
+    fn home(from: usize, suit: u8, bp: u8, bq: u8) -> AMove {
+        debug_assert!(from < MAX_PILES && suit < 4 && (bq as usize) < CAP);
+        AMove(
+            from as u32
+                | u32::from(FOUND) << 4
+                | 1 << 8
+                | u32::from(suit) << 14
+                | u32::from(bp) << 16
+                | u32::from(bq) << 20,
+        )
+    }
+    #[inline]
+    fn from(self) -> usize {
+        (self.0 & 0xF) as usize
+    }
+    #[inline]
+    fn to(self) -> u8 {
+        (self.0 >> 4 & 0xF) as u8
+    }
+    #[inline]
+    fn count(self) -> usize {
+        (self.0 >> 8 & 0x3F) as usize
+    }
+    #[inline]
+    fn suit(self) -> u8 {
+        (self.0 >> 14 & 3) as u8
+    }
+    #[inline]
+    fn bp(self) -> u8 {
+        (self.0 >> 16 & 0xF) as u8
+    }
+    #[inline]
+    fn bq(self) -> usize {
+        (self.0 >> 20 & 0x3F) as usize
+    }
+    /// The source pile's never-moved count before the move (set by [`Abs::apply`]).
+    #[inline]
+    fn prefix(self) -> u8 {
+        (self.0 >> 26) as u8
+    }
+    #[inline]
+    fn with_prefix(self, p: u8) -> AMove {
+        debug_assert!((p as usize) <= CAP);
+        AMove(self.0 & 0x03FF_FFFF | u32::from(p) << 26)
+    }
+}
+
+/// The abstract position, mutated in place by `apply` / `undo`. Bytes above a pile's length
+/// stay zero, so a pile's first eight bytes read as one word compare piles canonically.
+#[derive(Clone)]
+struct Abs {
+    n: usize,
+    len: [u8; MAX_PILES],
+    pile: [[u8; CAP]; MAX_PILES],
+    f: [u8; 4],
+    home: u8,
+    k: u8,
+    unlimited: bool,
+    /// Cards at the bottom of each pile never moved since the deal (pile `i` is where column
+    /// `i` was dealt; piles never change places).
+    prefix: [u8; MAX_PILES],
+    /// Where each card was dealt (pile, index), by card code.
+    dealt_at: [(u8, u8); 64],
+    /// The dealt refinement is on.
+    dealt: bool,
+}
+
+impl Abs {
+    fn new(deal: &Deal, k: u8, dealt: bool) -> Result<Abs, Refusal> {
+        let r = &deal.rules;
+        if r.build != Build::DownAnySuit {
+            return Err(Refusal::Build);
+        }
+        if r.decks != 1 {
+            return Err(Refusal::Decks);
+        }
+        if r.cells > 0 || !deal.reserve.is_empty() {
+            return Err(Refusal::Cells);
+        }
+        if r.stock || !deal.stock.is_empty() || !deal.waste.is_empty() {
+            return Err(Refusal::Stock);
+        }
+        if r.options.foundation_return {
+            return Err(Refusal::FoundationReturn);
+        }
+        if deal.tableau.len() > MAX_PILES || deal.tableau.iter().any(|p| p.len() > CAP) {
+            return Err(Refusal::TooLarge);
+        }
+        let k = k.clamp(1, KING);
+        let mut f = [0u8; 4];
+        f.copy_from_slice(&deal.foundations[..4]);
+        let mut a = Abs {
+            n: deal.tableau.len(),
+            len: [0; MAX_PILES],
+            pile: [[0; CAP]; MAX_PILES],
+            f,
+            home: f.iter().sum(),
+            k,
+            unlimited: r.options.sequence_moves == SequenceMoves::Unlimited,
+            prefix: [0; MAX_PILES],
+            dealt_at: [(NO_BRANCH, 0); 64],
+            dealt,
+        };
+        for (i, p) in deal.tableau.iter().enumerate() {
+            for (q, c) in p.iter().enumerate() {
+                a.pile[i][q] = a.symbol_of(c.rank(), c.suit_index() as u8);
+                a.dealt_at[c.code() as usize] = (i as u8, q as u8);
+            }
+            a.len[i] = p.len() as u8;
+            a.prefix[i] = p.len() as u8;
+        }
+        Ok(a)
+    }
+
+    /// The symbol of card `(suit, rank)` (not home) in this position.
+    fn symbol_of(&self, rank: u8, suit: u8) -> u8 {
+        let f = self.f[suit as usize];
+        if f < rank && rank <= f + self.k {
+            sym(rank, suit)
+        } else {
+            sym(rank, UNFIXED)
+        }
+    }
+
+    #[inline]
+    fn top(&self, i: usize) -> u8 {
+        let l = self.len[i] as usize;
+        if l == 0 {
+            0
+        } else {
+            self.pile[i][l - 1]
+        }
+    }
+
+    #[inline]
+    fn won(&self) -> bool {
+        self.home == 4 * KING
+    }
+
+    /// True if the top card of pile `i` fits its foundation (it is then fixed).
+    #[inline]
+    fn fits(&self, c: u8) -> bool {
+        let tag = c & 7;
+        tag < UNFIXED && self.f[tag as usize] + 1 == c >> 3
+    }
+
+    /// The pile whose top card may go home at once (see "Safe autoplay" in the module docs).
+    #[inline]
+    fn safe_pile(&self) -> Option<usize> {
+        let low = *self.f.iter().min().expect("four foundations");
+        (0..self.n).find(|&i| {
+            let c = self.top(i);
+            c != 0 && self.fits(c) && c >> 3 <= low + 2
+        })
+    }
+
+    /// Pushes the foundation move of pile `i`'s top card (which fits), one per branch.
+    #[inline]
+    fn push_home(&self, i: usize, out: &mut Vec<AMove>) {
+        let c = self.top(i);
+        let (rank, suit) = (c >> 3, c & 7);
+        let r = rank + self.k;
+        if r > KING {
+            out.push(AMove::home(i, suit, NO_BRANCH, 0));
+            return;
+        }
+        let want = sym(r, UNFIXED);
+        if self.dealt {
+            // Never moved: the card is where it was dealt, the one branch.
+            let (p, q) = self.dealt_at[usize::from(r) * 4 + usize::from(suit)];
+            if p != NO_BRANCH && q < self.prefix[p as usize] {
+                debug_assert_eq!(self.pile[p as usize][q as usize], want);
+                out.push(AMove::home(i, suit, p, q));
+                return;
+            }
+        }
+        for p in 0..self.n {
+            // With the refinement, a card moved: not one in a pile's never-moved bottom.
+            let from = if self.dealt {
+                self.prefix[p] as usize
+            } else {
+                0
+            };
+            for q in from..self.len[p] as usize {
+                if self.pile[p][q] == want {
+                    out.push(AMove::home(i, suit, p as u8, q as u8));
+                }
+            }
+        }
+        debug_assert!(
+            out.last().is_some_and(|m| m.to() == FOUND && m.from() == i),
+            "the card entering the window is on the tableau"
+        );
+    }
+
+    /// Pushes every move of a position with no safe move. `last`: the pile whose single-card
+    /// moves the no-repeat rule leaves out.
+    fn generate(&self, last: Option<usize>, out: &mut Vec<AMove>) {
+        let n = self.n;
+        let mut by_rank = [0u16; 16];
+        let mut first_empty = None;
+        for i in 0..n {
+            let c = self.top(i);
+            if c == 0 {
+                first_empty.get_or_insert(i);
+                continue;
+            }
+            by_rank[(c >> 3) as usize] |= 1 << i;
+            if self.fits(c) && last != Some(i) {
+                self.push_home(i, out);
+            }
+        }
+        for i in 0..n {
+            let c = self.top(i);
+            if c == 0 || last == Some(i) {
+                continue;
+            }
+            let mut parents = by_rank[(c >> 3) as usize + 1] & !(1 << i);
+            while parents != 0 {
+                let j = parents.trailing_zeros() as usize;
+                parents &= parents - 1;
+                out.push(AMove::tableau(i, j, 1));
+            }
+        }
+        if let Some(e) = first_empty {
+            for i in 0..n {
+                if self.len[i] > 1 && last != Some(i) {
+                    out.push(AMove::tableau(i, e, 1));
+                }
+            }
+        }
+        if self.unlimited {
+            for i in 0..n {
+                let l = self.len[i] as usize;
+                let p = &self.pile[i];
+                let mut c = 2;
+                while c <= l && p[l - c] >> 3 == (p[l - c + 1] >> 3) + 1 {
+                    let bottom = p[l - c] >> 3;
+                    let mut parents = by_rank[bottom as usize + 1] & !(1 << i);
+                    while parents != 0 {
+                        let j = parents.trailing_zeros() as usize;
+                        parents &= parents - 1;
+                        out.push(AMove::tableau(i, j, c));
+                    }
+                    if let Some(e) = first_empty {
+                        if c < l {
+                            out.push(AMove::tableau(i, e, c));
+                        }
+                    }
+                    c += 1;
+                }
+            }
+        }
+    }
+
+    /// Plays `m` and returns it with the source pile's never-moved count before the move
+    /// (which `undo` restores).
+    #[inline]
+    fn apply(&mut self, m: AMove) -> AMove {
+        let from = m.from();
+        let m = m.with_prefix(self.prefix[from]);
+        let left = self.len[from] as usize - m.count();
+        if (self.prefix[from] as usize) > left {
+            self.prefix[from] = left as u8;
+        }
+        if m.to() == FOUND {
+            let l = self.len[from] as usize - 1;
+            debug_assert!(self.fits(self.pile[from][l]));
+            self.pile[from][l] = 0;
+            self.len[from] = l as u8;
+            let s = m.suit();
+            self.f[s as usize] += 1;
+            self.home += 1;
+            if m.bp() != NO_BRANCH {
+                let cell = &mut self.pile[m.bp() as usize][m.bq()];
+                debug_assert_eq!(*cell & 7, UNFIXED);
+                *cell = *cell & !7 | s;
+            }
+        } else {
+            let to = m.to() as usize;
+            let c = m.count();
+            let (lf, lt) = (self.len[from] as usize, self.len[to] as usize);
+            for q in 0..c {
+                self.pile[to][lt + q] = self.pile[from][lf - c + q];
+                self.pile[from][lf - c + q] = 0;
+            }
+            self.len[from] = (lf - c) as u8;
+            self.len[to] = (lt + c) as u8;
+        }
+        m
+    }
+
+    /// Takes back a move as [`Abs::apply`] returned it.
+    #[inline]
+    fn undo(&mut self, m: AMove) {
+        let from = m.from();
+        self.prefix[from] = m.prefix();
+        if m.to() == FOUND {
+            let s = m.suit();
+            if m.bp() != NO_BRANCH {
+                let cell = &mut self.pile[m.bp() as usize][m.bq()];
+                *cell = *cell & !7 | UNFIXED;
+            }
+            let rank = self.f[s as usize];
+            self.f[s as usize] -= 1;
+            self.home -= 1;
+            let l = self.len[from] as usize;
+            self.pile[from][l] = sym(rank, s);
+            self.len[from] += 1;
+        } else {
+            let to = m.to() as usize;
+            let c = m.count();
+            let (lf, lt) = (self.len[from] as usize, self.len[to] as usize);
+            for q in 0..c {
+                self.pile[from][lf + q] = self.pile[to][lt - c + q];
+                self.pile[to][lt - c + q] = 0;
+            }
+            self.len[from] = (lf + c) as u8;
+            self.len[to] = (lt - c) as u8;
+        }
+    }
+}
+
+/// The code of every symbol under the foundations `f` (see "The key" in the module docs):
+/// `(value, bits)` with the rank in the value's high part.
+struct Codes {
+    f: [u8; 4],
+    code: [(u32, u32); 128],
+}
+
+impl Codes {
+    fn new() -> Codes {
+        Codes {
+            f: [0xFF; 4],
+            code: [(0, 0); 128],
+        }
+    }
+
+    #[inline]
+    fn update(&mut self, f: [u8; 4], k: u8) {
+        if f == self.f {
+            return;
+        }
+        self.f = f;
+        for r in 1..=KING {
+            let mut options = 0u32;
+            let mut index = [0u32; 5];
+            for s in 0..4u8 {
+                let h = f[s as usize];
+                if h < r && r <= h + k {
+                    index[s as usize] = options;
+                    options += 1;
+                }
+            }
+            let unfixed = (0..4).any(|s| f[s] + k < r);
+            index[UNFIXED as usize] = options;
+            if unfixed {
+                options += 1;
+            }
+            let bits = 32 - options.saturating_sub(1).leading_zeros();
+            for tag in 0..5u8 {
+                self.code[sym(r, tag) as usize] =
+                    (u32::from(r) << bits | index[tag as usize], 4 + bits);
+            }
+        }
+    }
+}
+
+/// Writes bits most significant first into a fixed buffer.
+struct Bits {
+    words: [u64; LONG_WORDS + 1],
+    at: usize,
+    acc: u64,
+    used: u32,
+}
+
+impl Bits {
+    #[inline]
+    fn new() -> Bits {
+        Bits {
+            words: [0; LONG_WORDS + 1],
+            at: 0,
+            acc: 0,
+            used: 0,
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, value: u64, bits: u32) {
+        debug_assert!(bits <= 32 && value >> bits == 0);
+        if self.used + bits <= 64 {
+            self.acc = if bits == 0 {
+                self.acc
+            } else {
+                self.acc << bits | value
+            };
+            self.used += bits;
+        } else {
+            let fit = 64 - self.used;
+            let rest = bits - fit;
+            let head = value >> rest;
+            self.words[self.at] = if fit == 0 {
+                self.acc
+            } else {
+                self.acc << fit | head
+            };
+            self.at += 1;
+            self.acc = value & ((1u64 << rest) - 1);
+            self.used = rest;
+        }
+    }
+
+    /// The words and the number of bits written.
+    #[inline]
+    fn finish(mut self) -> ([u64; LONG_WORDS + 1], usize) {
+        let bits = self.at * 64 + self.used as usize;
+        if self.used > 0 {
+            self.words[self.at] = self.acc << (64 - self.used);
+        }
+        (self.words, bits)
+    }
+}
+
+/// An open-addressing set of exact keys of `W` words (linear probing; the all-zero key marks
+/// an empty slot, and every key starts with a one bit).
+struct Table<const W: usize> {
+    slots: Vec<[u64; W]>,
+    len: usize,
+    shift: u32,
+}
+
+#[inline]
+fn hash_words(words: &[u64]) -> u64 {
+    let mut h = 0x243F_6A88_85A3_08D3u64;
+    for &w in words {
+        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^= h >> 32;
+    }
+    h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    h ^ h >> 32
+}
+
+impl<const W: usize> Table<W> {
+    fn new() -> Self {
+        Table {
+            slots: Vec::new(),
+            len: 0,
+            shift: 64,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.slots.len() * W * 8
+    }
+
+    /// Bytes after the next growth.
+    fn grown_bytes(&self) -> usize {
+        (self.slots.len() * 2).max(1 << 12) * W * 8
+    }
+
+    fn needs_growth(&self) -> bool {
+        (self.len + 1) * 4 > self.slots.len() * 3
+    }
+
+    fn grow(&mut self) {
+        let cap = (self.slots.len() * 2).max(1 << 12);
+        let old = std::mem::replace(&mut self.slots, vec![[0; W]; cap]);
+        self.shift = 64 - cap.trailing_zeros();
+        for key in old {
+            if key[0] != 0 {
+                self.place(&key);
+            }
+        }
+    }
+
+    #[inline]
+    fn place(&mut self, key: &[u64; W]) -> bool {
+        let mask = self.slots.len() - 1;
+        let mut i = (hash_words(key) >> self.shift) as usize;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot[0] == 0 {
+                *slot = *key;
+                return true;
+            }
+            if slot == key {
+                return false;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Inserts `key`; true if it was new. The caller grows the table first when
+    /// [`Table::needs_growth`].
+    #[inline]
+    fn insert(&mut self, key: &[u64; W]) -> bool {
+        debug_assert!(key[0] != 0);
+        let new = self.place(key);
+        self.len += usize::from(new);
+        new
+    }
+}
+
+/// One position on the search path: its untried moves are `moves[next..end]` (its list
+/// starts where the frame below it ends), and `via` is the move that entered it.
+#[derive(Clone, Copy)]
+struct Frame {
+    next: u32,
+    end: u32,
+    via: Option<AMove>,
+}
+
+struct Search<'a> {
+    a: Abs,
+    opts: &'a QuotientOptions,
+    stop: &'a AtomicBool,
+    deadline: Option<Instant>,
+    codes: Codes,
+    main: Table<MAIN_WORDS>,
+    long: Table<LONG_WORDS>,
+    frames: Vec<Frame>,
+    moves: Vec<AMove>,
+    positions: u64,
+    nodes: u64,
+    peak_bytes: usize,
+    depth: usize,
+}
+
+impl<'a> Search<'a> {
+    fn new(a: Abs, opts: &'a QuotientOptions, stop: &'a AtomicBool, t0: Instant) -> Self {
+        Search {
+            a,
+            opts,
+            stop,
+            deadline: opts
+                .max_seconds
+                .map(|s| t0 + std::time::Duration::from_secs_f64(s.max(0.0))),
+            codes: Codes::new(),
+            main: Table::new(),
+            long: Table::new(),
+            frames: Vec::with_capacity(1 << 12),
+            moves: Vec::with_capacity(1 << 16),
+            positions: 0,
+            nodes: 0,
+            peak_bytes: 0,
+            depth: 0,
+        }
+    }
+
+    fn path_bytes(&self) -> usize {
+        self.frames.capacity() * std::mem::size_of::<Frame>()
+            + self.moves.capacity() * std::mem::size_of::<AMove>()
+    }
+
+    fn bytes(&self) -> usize {
+        self.main.bytes() + self.long.bytes() + self.path_bytes()
+    }
+
+    /// The position's key: its words and its length in bits.
+    #[inline]
+    fn key(&mut self) -> ([u64; LONG_WORDS + 1], usize) {
+        let a = &self.a;
+        self.codes.update(a.f, a.k);
+        let n = a.n;
+        // Piles sorted by (length, cards): the first eight bytes as one word decide almost
+        // every comparison.
+        let mut head = [0u64; MAX_PILES];
+        let mut order = [0u8; MAX_PILES];
+        let mut free = 0;
+        for i in 0..n {
+            if a.dealt && a.prefix[i] > 0 {
+                continue;
+            }
+            let b: [u8; 8] = a.pile[i][..8].try_into().expect("eight bytes");
+            head[i] = u64::from(a.len[i]) << 56 | u64::from_be_bytes(b) >> 8;
+            let mut at = free;
+            while at > 0 && Self::less(a, &head, i, order[at - 1] as usize) {
+                order[at] = order[at - 1];
+                at -= 1;
+            }
+            order[at] = i as u8;
+            free += 1;
+        }
+        let mut w = Bits::new();
+        w.put(1, 1);
+        for s in 0..4 {
+            w.put(u64::from(a.f[s]), 4);
+        }
+        if a.dealt {
+            // Each column's never-moved count, then what lies on it (see the module docs).
+            for i in 0..n {
+                w.put(u64::from(a.prefix[i]), 6);
+            }
+            for i in 0..n {
+                let p = a.prefix[i] as usize;
+                if p == 0 {
+                    continue;
+                }
+                let l = a.len[i] as usize;
+                w.put((l - p) as u64, 6);
+                for &c in &a.pile[i][p..l] {
+                    let (v, b) = self.codes.code[c as usize];
+                    w.put(u64::from(v), b);
+                }
+            }
+        }
+        let mut prev = 0;
+        for &i in &order[..free] {
+            let l = u32::from(a.len[i as usize]);
+            // `l - prev` zeros, then a one (at most 52 zeros: two puts).
+            let gap = l - prev;
+            if gap > 31 {
+                w.put(0, gap - 31);
+                w.put(1, 32);
+            } else {
+                w.put(1, gap + 1);
+            }
+            prev = l;
+        }
+        for &i in &order[..free] {
+            let i = i as usize;
+            for &c in &a.pile[i][..a.len[i] as usize] {
+                let (v, b) = self.codes.code[c as usize];
+                w.put(u64::from(v), b);
+            }
+        }
+        w.finish()
+    }
+
+    /// Pile `i` before pile `j` in the key's order.
+    #[inline]
+    fn less(a: &Abs, head: &[u64; MAX_PILES], i: usize, j: usize) -> bool {
+        if head[i] != head[j] {
+            return head[i] < head[j];
+        }
+        let l = a.len[i] as usize;
+        l > 7 && a.pile[i][7..l] < a.pile[j][7..l]
+    }
+
+    /// Stores the position's key; `Ok(true)` if it is new.
+    #[inline]
+    fn enter(&mut self) -> Result<bool, QuotientLimit> {
+        let (words, bits) = self.key();
+        if bits <= MAIN_WORDS * 64 {
+            if self.main.needs_growth() {
+                self.grow_check(self.main.grown_bytes())?;
+                self.main.grow();
+            }
+            let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
+            Ok(self.main.insert(&key))
+        } else {
+            assert!(bits <= LONG_WORDS * 64, "quotient key of {bits} bits");
+            if self.long.needs_growth() {
+                self.grow_check(self.long.grown_bytes())?;
+                self.long.grow();
+            }
+            let key: [u64; LONG_WORDS] = words[..LONG_WORDS].try_into().expect("words");
+            Ok(self.long.insert(&key))
+        }
+    }
+
+    /// Fails if a table growing to `new_bytes` (while its old array is still held) would
+    /// pass the memory budget.
+    fn grow_check(&mut self, new_bytes: usize) -> Result<(), QuotientLimit> {
+        let total = self.bytes() + new_bytes;
+        if total > self.opts.max_bytes {
+            return Err(QuotientLimit::Memory);
+        }
+        self.peak_bytes = self.peak_bytes.max(total);
+        Ok(())
+    }
+
+    fn check(&mut self) -> Result<(), QuotientLimit> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(QuotientLimit::Stopped);
+        }
+        if self.opts.max_nodes.is_some_and(|m| self.nodes >= m) {
+            return Err(QuotientLimit::Nodes);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(QuotientLimit::Seconds);
+        }
+        let b = self.bytes();
+        self.peak_bytes = self.peak_bytes.max(b);
+        if b > self.opts.max_bytes {
+            return Err(QuotientLimit::Memory);
+        }
+        Ok(())
+    }
+
+    /// Opens a frame for the position just entered by `via`: its safe move's branches if it
+    /// has one, else (if it is new) all its moves. `Ok(false)`: already in the table.
+    #[inline]
+    fn open(&mut self, via: Option<AMove>) -> Result<bool, QuotientLimit> {
+        self.nodes += 1;
+        let start = self.moves.len();
+        let safe = if self.opts.autoplay {
+            self.a.safe_pile()
+        } else {
+            None
+        };
+        if let Some(i) = safe {
+            self.a.push_home(i, &mut self.moves);
+        } else {
+            if !self.enter()? {
+                self.nodes -= 1;
+                return Ok(false);
+            }
+            self.positions += 1;
+            // No repeat: only after a single tableau move with nothing played after it.
+            let last = via
+                .filter(|m| self.opts.no_repeat && m.to() != FOUND && m.count() == 1)
+                .map(|m| m.to() as usize);
+            self.a.generate(last, &mut self.moves);
+        }
+        debug_assert!(self.moves.len() < u32::MAX as usize);
+        self.frames.push(Frame {
+            next: start as u32,
+            end: self.moves.len() as u32,
+            via,
+        });
+        self.depth = self.depth.max(self.frames.len());
+        Ok(true)
+    }
+
+    fn run(&mut self) -> QuotientVerdict {
+        match self.dfs() {
+            Ok(v) => v,
+            Err(l) => QuotientVerdict::Limit(l),
+        }
+    }
+
+    fn dfs(&mut self) -> Result<QuotientVerdict, QuotientLimit> {
+        if self.a.won() {
+            return Ok(QuotientVerdict::BranchWin);
+        }
+        self.check()?;
+        self.open(None)?;
+        let mut next_check = self.nodes + CHECK_EVERY;
+        while let Some(top) = self.frames.last_mut() {
+            if top.next == top.end {
+                let done = self.frames.pop().expect("a frame");
+                let start = self.frames.last().map_or(0, |f| f.end as usize);
+                self.moves.truncate(start);
+                if let Some(m) = done.via {
+                    self.a.undo(m);
+                }
+                continue;
+            }
+            let m = self.moves[top.next as usize];
+            top.next += 1;
+            let m = self.a.apply(m);
+            if self.a.won() {
+                return Ok(QuotientVerdict::BranchWin);
+            }
+            if !self.open(Some(m))? {
+                self.a.undo(m);
+            }
+            if self.nodes >= next_check {
+                next_check = self.nodes + CHECK_EVERY;
+                self.check()?;
+            }
+        }
+        Ok(QuotientVerdict::Lost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_pack_most_significant_first() {
+        let mut w = Bits::new();
+        w.put(1, 1);
+        w.put(0b101, 3);
+        for _ in 0..20 {
+            w.put(0xABC, 12);
+        }
+        let (words, bits) = w.finish();
+        assert_eq!(bits, 4 + 240);
+        let mut want = vec![true, true, false, true];
+        for _ in 0..20 {
+            for b in (0..12).rev() {
+                want.push(0xABC >> b & 1 == 1);
+            }
+        }
+        for (i, &b) in want.iter().enumerate() {
+            assert_eq!(words[i / 64] >> (63 - i % 64) & 1 == 1, b, "bit {i}");
+        }
+    }
+
+    /// The key against a slow canonical form (the sorted piles of symbols and the
+    /// foundations) on random walks: equal keys exactly when equal forms, and `undo`
+    /// restores every position.
+    #[test]
+    fn keys_are_exact_and_undo_restores() {
+        use crate::rules::Variant;
+        use std::collections::HashMap;
+        type Slow = (Vec<Option<(u8, Vec<u8>)>>, Vec<Vec<u8>>, [u8; 4]);
+        // With the dealt refinement, piles with never-moved cards by column; the rest sorted.
+        let slow = |a: &Abs| -> Slow {
+            let column = |i: usize| a.dealt && a.prefix[i] > 0;
+            let cols = (0..a.n)
+                .map(|i| column(i).then(|| (a.prefix[i], a.pile[i][..a.len[i] as usize].to_vec())))
+                .collect();
+            let mut p: Vec<Vec<u8>> = (0..a.n)
+                .filter(|&i| !column(i))
+                .map(|i| a.pile[i][..a.len[i] as usize].to_vec())
+                .collect();
+            p.sort();
+            (cols, p, a.f)
+        };
+        let opts = QuotientOptions::default();
+        let stop = AtomicBool::new(false);
+        let mut rng = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        let mut walked = 0;
+        for (variant, start, unlimited) in [
+            (Variant::BeleagueredCastle, None, false),
+            (Variant::StreetsAndAlleys, None, true),
+            (Variant::Citadel, None, false),
+            (Variant::BeleagueredCastle, Some(5), true),
+        ] {
+            let mut rules = variant.rules();
+            if let Some(r) = start {
+                rules = rules.with_start_rank(r).unwrap();
+            }
+            if unlimited {
+                rules = rules.with_sequence_moves(SequenceMoves::Unlimited);
+            }
+            for (k, dealt) in [
+                (1, false),
+                (2, false),
+                (3, false),
+                (13, false),
+                (2, true),
+                (3, true),
+            ] {
+                let mut by_key: HashMap<Vec<u64>, Slow> = HashMap::new();
+                let mut by_slow: HashMap<Slow, Vec<u64>> = HashMap::new();
+                for seed in 1..6 {
+                    // The refinement's keys name columns: they compare within one deal.
+                    if dealt {
+                        by_key.clear();
+                        by_slow.clear();
+                    }
+                    let deal = Deal::from_seed(rules, seed);
+                    let mut s = Search::new(
+                        Abs::new(&deal, k, dealt).unwrap(),
+                        &opts,
+                        &stop,
+                        Instant::now(),
+                    );
+                    for _ in 0..400 {
+                        let (words, bits) = s.key();
+                        let key = words[..bits.div_ceil(64)].to_vec();
+                        let form = slow(&s.a);
+                        assert_eq!(by_key.entry(key.clone()).or_insert(form.clone()), &form);
+                        assert_eq!(by_slow.entry(form).or_insert(key.clone()), &key);
+                        let mut list = Vec::new();
+                        s.a.generate(None, &mut list);
+                        if list.is_empty() {
+                            break;
+                        }
+                        for &m in &list {
+                            let before = slow(&s.a);
+                            let raw = (s.a.pile, s.a.prefix);
+                            let played = s.a.apply(m);
+                            s.a.undo(played);
+                            assert_eq!((slow(&s.a), (s.a.pile, s.a.prefix)), (before, raw));
+                        }
+                        s.a.apply(list[next(list.len())]);
+                        walked += 1;
+                    }
+                }
+            }
+        }
+        assert!(walked > 5000, "{walked} moves walked");
+    }
+
+    #[test]
+    fn moves_pack_and_unpack() {
+        let m = AMove::tableau(11, 3, 17);
+        assert_eq!((m.from(), m.to(), m.count()), (11, 3, 17));
+        let h = AMove::home(7, 2, 11, 51);
+        assert_eq!(
+            (h.from(), h.to(), h.suit(), h.bp(), h.bq()),
+            (7, FOUND, 2, 11, 51)
+        );
+        let h = AMove::home(0, 3, NO_BRANCH, 0);
+        assert_eq!((h.suit(), h.bp()), (3, NO_BRANCH));
+    }
+}

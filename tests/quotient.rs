@@ -1,0 +1,406 @@
+//! The suit-blind quotient (`castle::solver::quotient`) against the exact search: its `Lost`
+//! must never meet a win the exact search finds (every such win is replayed by the checker),
+//! every `Lost` the exact search decides must be `unsolvable` there too, and with `k = 13`
+//! (nothing merged) it must split lost and won deals as the exact search does and count the
+//! same positions. Plus positions whose answer is known by hand.
+
+mod common;
+
+use castle::rules::{Rules, SequenceMoves};
+use castle::solver::quotient::{
+    search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
+};
+use castle::{Deal, Limits, Solver, Variant, Verdict};
+use common::{cards, f8, solve_checked};
+use std::sync::atomic::AtomicBool;
+
+/// The exact search's verdict, within `nodes`; a win is replayed by the checker. (One line
+/// to adapt if `solve` returns a `Result`.)
+fn exact(deal: &Deal, nodes: u64) -> castle::Outcome {
+    let solver = Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            ..Limits::default()
+        },
+        ..Solver::default()
+    };
+    solve_checked(&solver, deal)
+}
+
+/// The exact search as a plain exhaustive attempt (no quick phase, restarts, probes or
+/// best-first phase), so that an `unsolvable` counts every reachable position once.
+fn exact_plain(deal: &Deal, nodes: u64) -> castle::Outcome {
+    let solver = Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            ..Limits::default()
+        },
+        restarts: false,
+        quick: false,
+        best_first: false,
+        probes: None,
+        ..Solver::default()
+    };
+    solve_checked(&solver, deal)
+}
+
+/// The plain quotient (no dealt refinement).
+fn quotient(deal: &Deal, k: u8, nodes: u64) -> QuotientResult {
+    quotient_with(deal, k, false, nodes)
+}
+
+fn quotient_with(deal: &Deal, k: u8, dealt: bool, nodes: u64) -> QuotientResult {
+    let opts = QuotientOptions {
+        k,
+        dealt,
+        max_nodes: Some(nodes),
+        max_bytes: 1 << 30,
+        ..QuotientOptions::default()
+    };
+    search(deal, &opts, &AtomicBool::new(false))
+}
+
+fn rules(variant: Variant, start: Option<u8>, unlimited: bool) -> Rules {
+    let mut r = variant.rules();
+    if let Some(s) = start {
+        r = r.with_start_rank(s).unwrap();
+    }
+    if unlimited {
+        r = r.with_sequence_moves(SequenceMoves::Unlimited);
+    }
+    r
+}
+
+/// What a sweep saw.
+#[derive(Debug, Default)]
+struct Tally {
+    lost: u32,
+    confirmed: u32,
+    branch_wins: u32,
+    limits: u32,
+}
+
+/// The windows the sweeps try, each plain and with the dealt refinement.
+const KS: [(u8, bool); 6] = [
+    (1, false),
+    (2, false),
+    (3, false),
+    (1, true),
+    (2, true),
+    (3, true),
+];
+
+/// For each deal and window: a quotient `Lost` must not be winnable, and where the exact
+/// search decides, it must say `unsolvable`.
+fn sweep(
+    r: Rules,
+    seeds: std::ops::Range<u64>,
+    ks: &[(u8, bool)],
+    qnodes: u64,
+    enodes: u64,
+) -> Tally {
+    let mut t = Tally::default();
+    for seed in seeds {
+        let deal = Deal::from_seed(r, seed);
+        let mut checked: Option<Verdict> = None;
+        for &(k, dealt) in ks {
+            let q = quotient_with(&deal, k, dealt, qnodes);
+            match q.verdict {
+                QuotientVerdict::Lost => {
+                    t.lost += 1;
+                    let v = *checked.get_or_insert_with(|| exact(&deal, enodes).verdict);
+                    assert_ne!(
+                        v,
+                        Verdict::Solvable,
+                        "{} seed {seed} k {k} dealt {dealt}: quotient says lost, the exact search won",
+                        r.variant
+                    );
+                    t.confirmed += u32::from(v == Verdict::Unsolvable);
+                }
+                QuotientVerdict::BranchWin => t.branch_wins += 1,
+                QuotientVerdict::Limit(_) => t.limits += 1,
+                QuotientVerdict::NotApplicable(why) => panic!("refused {r:?}: {why}"),
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn lost_is_never_winnable_start_ranks() {
+    // Start ranks 3..6 give many wins in small spaces: the best net for an unsound merge.
+    let mut total = Tally::default();
+    for (variant, start, seeds) in [
+        (Variant::BeleagueredCastle, 3, 1..80),
+        (Variant::BeleagueredCastle, 4, 1..150),
+        (Variant::BeleagueredCastle, 5, 1..200),
+        (Variant::BeleagueredCastle, 6, 1..200),
+        (Variant::StreetsAndAlleys, 4, 1..100),
+        (Variant::Citadel, 4, 1..100),
+    ] {
+        for unlimited in [false, true] {
+            let t = sweep(
+                rules(variant, Some(start), unlimited),
+                seeds.clone(),
+                &KS,
+                50_000,
+                200_000,
+            );
+            total.lost += t.lost;
+            total.confirmed += t.confirmed;
+            total.branch_wins += t.branch_wins;
+            total.limits += t.limits;
+        }
+    }
+    eprintln!("{total:?}");
+    assert!(total.lost > 100 && total.branch_wins > 1000, "{total:?}");
+}
+
+#[test]
+fn lost_is_never_winnable_dealt_games() {
+    let mut total = Tally::default();
+    for (variant, seeds) in [
+        (Variant::BeleagueredCastle, 1..120),
+        (Variant::StreetsAndAlleys, 1..80),
+        (Variant::Citadel, 1..120),
+    ] {
+        let t = sweep(rules(variant, None, false), seeds, &KS, 30_000, 300_000);
+        total.lost += t.lost;
+        total.confirmed += t.confirmed;
+        total.branch_wins += t.branch_wins;
+        total.limits += t.limits;
+    }
+    eprintln!("{total:?}");
+    assert!(total.lost > 20, "{total:?}");
+}
+
+/// Thousands of deals of the three games and their start ranks (a few minutes):
+/// `cargo test --release --test quotient -- --ignored`.
+#[test]
+#[ignore]
+fn lost_is_never_winnable_thousands() {
+    let mut total = Tally::default();
+    for (variant, start, seeds) in [
+        (Variant::BeleagueredCastle, None, 1..800),
+        (Variant::StreetsAndAlleys, None, 1..600),
+        (Variant::Citadel, None, 1..800),
+        (Variant::BeleagueredCastle, Some(3), 1..800),
+        (Variant::BeleagueredCastle, Some(4), 1..800),
+        (Variant::BeleagueredCastle, Some(5), 1..800),
+        (Variant::StreetsAndAlleys, Some(4), 1..600),
+        (Variant::Citadel, Some(5), 1..600),
+    ] {
+        for unlimited in [false, true] {
+            if unlimited && start.is_none() {
+                continue;
+            }
+            let t = sweep(
+                rules(variant, start, unlimited),
+                seeds.clone(),
+                &KS,
+                50_000,
+                500_000,
+            );
+            total.lost += t.lost;
+            total.confirmed += t.confirmed;
+            total.branch_wins += t.branch_wins;
+            total.limits += t.limits;
+        }
+    }
+    eprintln!("{total:?}");
+}
+
+/// With `k = 13` nothing is merged and no foundation move branches: the quotient is the exact
+/// search up to pile order, so it decides the same way and, on a lost deal, counts the same
+/// positions as the exact search's states.
+#[test]
+fn k13_is_the_exact_search() {
+    let mut lost = 0;
+    let mut won = 0;
+    for (variant, start, unlimited, seeds) in [
+        (Variant::BeleagueredCastle, Some(4), false, 1..120),
+        (Variant::BeleagueredCastle, Some(5), true, 1..80),
+        (Variant::StreetsAndAlleys, Some(4), false, 1..80),
+        (Variant::Citadel, Some(3), false, 1..60),
+        (Variant::BeleagueredCastle, None, false, 1..40),
+    ] {
+        let r = rules(variant, start, unlimited);
+        for seed in seeds {
+            let deal = Deal::from_seed(r, seed);
+            let q = quotient(&deal, 13, 300_000);
+            if matches!(q.verdict, QuotientVerdict::Limit(_)) {
+                continue;
+            }
+            let e = exact_plain(&deal, 1_000_000);
+            // The dealt refinement tells moved cards from unmoved ones as well: more
+            // positions, the same verdicts.
+            let d = quotient_with(&deal, 13, true, 1_000_000);
+            match (d.verdict, e.verdict) {
+                (QuotientVerdict::Lost, Verdict::Unsolvable) => {
+                    assert!(d.positions >= e.states, "{variant} {start:?} seed {seed}")
+                }
+                (QuotientVerdict::BranchWin, Verdict::Solvable) | (_, Verdict::Unknown) => {}
+                (QuotientVerdict::Limit(_), _) => {}
+                (d, e) => panic!("{variant} {start:?} seed {seed}: dealt {d}, exact {e}"),
+            }
+            match (q.verdict, e.verdict) {
+                (QuotientVerdict::Lost, Verdict::Unsolvable) => {
+                    assert_eq!(q.positions, e.states, "{variant} {start:?} seed {seed}");
+                    lost += 1;
+                }
+                (QuotientVerdict::BranchWin, Verdict::Solvable) => won += 1,
+                (_, Verdict::Unknown) => {}
+                (q, e) => panic!("{variant} {start:?} seed {seed}: quotient {q}, exact {e}"),
+            }
+        }
+    }
+    assert!(lost > 20 && won > 100, "{lost} lost, {won} won");
+}
+
+/// Every suit's ten is buried under its king, the jacks stand on the queens, and no pile is
+/// empty: no card fits a foundation, a king can only go to an empty pile, and a jack only on
+/// a queen on top. Not one move: lost, by hand, whatever the window.
+#[test]
+fn a_position_with_no_move_is_lost() {
+    let mut deal = Deal::empty(
+        Variant::BeleagueredCastle
+            .rules()
+            .with_start_rank(9)
+            .unwrap(),
+    );
+    deal.foundations = f8([9; 4]);
+    for (i, p) in [
+        "TC KC", "TD KD", "TH KH", "TS KS", "QC JD", "QD JC", "QH JS", "QS JH",
+    ]
+    .iter()
+    .enumerate()
+    {
+        deal.tableau[i] = cards(p);
+    }
+    deal.validate().unwrap();
+    for k in 1..=13 {
+        let q = quotient(&deal, k, 1000);
+        assert_eq!(
+            (q.verdict, q.positions),
+            (QuotientVerdict::Lost, 1),
+            "k {k}"
+        );
+    }
+    assert_eq!(exact(&deal, 1000).verdict, Verdict::Unsolvable);
+}
+
+/// Jacks under kings, queens alone: a queen onto a king empties a pile, a king goes there,
+/// its jack goes home, and so on; won by hand, so never `Lost`. With `k = 13` the abstract
+/// win is a real one.
+#[test]
+fn a_winnable_position_is_never_lost() {
+    let mut deal = Deal::empty(
+        Variant::BeleagueredCastle
+            .rules()
+            .with_start_rank(10)
+            .unwrap(),
+    );
+    deal.foundations = f8([10; 4]);
+    for (i, p) in ["JD KC", "JC KD", "JH KS", "JS KH", "QC", "QD", "QH", "QS"]
+        .iter()
+        .enumerate()
+    {
+        deal.tableau[i] = cards(p);
+    }
+    deal.validate().unwrap();
+    for k in 1..=13 {
+        assert_eq!(
+            quotient(&deal, k, 10_000).verdict,
+            QuotientVerdict::BranchWin,
+            "k {k}"
+        );
+    }
+    assert_eq!(exact(&deal, 10_000).verdict, Verdict::Solvable);
+}
+
+/// An abstract win proves nothing: bc deal 29 at start rank 4 is lost (the exact search
+/// exhausts it), yet with `k = 3` the quotient reaches a won position through branches that
+/// give suits to the wrong cards.
+#[test]
+fn a_branch_win_can_be_false() {
+    let deal = Deal::from_seed(rules(Variant::BeleagueredCastle, Some(4), false), 29);
+    assert_eq!(exact(&deal, 1_000_000).verdict, Verdict::Unsolvable);
+    assert_eq!(
+        quotient(&deal, 3, 1_000_000).verdict,
+        QuotientVerdict::BranchWin
+    );
+    assert_eq!(
+        quotient(&deal, 13, 1_000_000).verdict,
+        QuotientVerdict::Lost
+    );
+}
+
+#[test]
+fn other_rules_are_refused() {
+    let stop = AtomicBool::new(false);
+    let opts = QuotientOptions::default();
+    for (variant, why) in [
+        (Variant::Fortress, Refusal::Build),
+        (Variant::Castile, Refusal::Build),
+        (Variant::Courtyard, Refusal::Build),
+    ] {
+        let deal = Deal::from_seed(variant.rules(), 1);
+        assert_eq!(
+            search(&deal, &opts, &stop).verdict,
+            QuotientVerdict::NotApplicable(why)
+        );
+    }
+    let deal = Deal::from_seed(
+        Variant::BeleagueredCastle
+            .rules()
+            .with_foundation_return(true),
+        1,
+    );
+    assert_eq!(
+        search(&deal, &opts, &stop).verdict,
+        QuotientVerdict::NotApplicable(Refusal::FoundationReturn)
+    );
+}
+
+/// Budgets give `Limit`, never `Lost`: a node budget, a stop flag raised before the start, a
+/// memory budget too small for the first table.
+#[test]
+fn budgets_stop_with_a_limit() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 9830);
+    let q = quotient(&deal, 3, 10_000);
+    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Nodes));
+    let stopped = search(&deal, &QuotientOptions::default(), &AtomicBool::new(true));
+    assert_eq!(
+        stopped.verdict,
+        QuotientVerdict::Limit(QuotientLimit::Stopped)
+    );
+    let tiny = QuotientOptions {
+        max_bytes: 64 << 10,
+        ..QuotientOptions::default()
+    };
+    let q = search(&deal, &tiny, &AtomicBool::new(false));
+    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Memory));
+}
+
+/// The caller runs the quotient beside the exact search and raises the flag when the exact
+/// search decides first: the quotient stops with `Stopped`, never `Lost`.
+#[test]
+fn a_stop_flag_from_another_thread_ends_the_search() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 9830);
+    let stop = AtomicBool::new(false);
+    let q = std::thread::scope(|s| {
+        // Plain, k = 4: over a minute of work, so the flag comes first.
+        let opts = QuotientOptions {
+            k: 4,
+            dealt: false,
+            ..QuotientOptions::default()
+        };
+        let (deal, flag) = (&deal, &stop);
+        let h = s.spawn(move || search(deal, &opts, flag));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        h.join().unwrap()
+    });
+    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Stopped));
+    assert!(q.positions > 0 && q.seconds < 10.0, "{q:?}");
+}
