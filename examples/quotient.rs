@@ -148,7 +148,7 @@ fn main() {
                 },
                 ..Solver::default()
             };
-            solver.solve(deal)
+            solver.solve(deal).expect("the solver's win replays")
         });
         if lost_only
             && ex
