@@ -315,6 +315,10 @@ pub struct BudgetArgs {
     /// No probes (short depth-first attempts with new move orders) between the long ones.
     #[arg(long)]
     pub no_probes: bool,
+    /// No suit-blind quotient between the attempts (its budgeted searches of a smaller space
+    /// can prove a loss that the exact search would take far longer to prove).
+    #[arg(long)]
+    pub no_quotient: bool,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
     #[arg(long, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
@@ -572,6 +576,7 @@ impl BudgetArgs {
             quick: !self.no_quick,
             best_first: !self.no_best_first,
             probes: (!self.no_probes).then_some(self.probe_nodes),
+            quotient: !self.no_quotient,
             threads: 1,
             short: self.short.then_some(self.short_nodes),
             ..Solver::default()

@@ -186,6 +186,7 @@ fn configs() -> Vec<(&'static str, Solver)> {
             Solver {
                 pruning: Pruning::NONE,
                 restarts: false,
+                quotient: false,
                 ..base
             },
         ),
@@ -217,6 +218,13 @@ fn configs() -> Vec<(&'static str, Solver)> {
             "no probes",
             Solver {
                 probes: None,
+                ..base
+            },
+        ),
+        (
+            "no quotient",
+            Solver {
+                quotient: false,
                 ..base
             },
         ),

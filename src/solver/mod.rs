@@ -209,6 +209,11 @@ pub struct Solver {
     /// a count and make them again on the way back (see "Compact paths" in `search.rs`).
     /// 0 keeps every list. The search is the same, node for node, whatever the value.
     pub path_window: usize,
+    /// Run the suit-blind quotient ([`quotient`]) between the attempts, where the rules allow
+    /// it: budgeted searches of a smaller, over-approximating space whose `Lost` is a proof
+    /// (see [`quotient::Schedule`] for when it runs; only with [`Solver::restarts`]). Never
+    /// changes a verdict; it can only prove a loss sooner.
+    pub quotient: bool,
 }
 
 impl Default for Solver {
@@ -227,6 +232,7 @@ impl Default for Solver {
             short: None,
             path_floor: PATH_MIN_BYTES,
             path_window: PATH_WINDOW,
+            quotient: true,
         }
     }
 }
@@ -432,6 +438,13 @@ impl Solver {
                 _ => {}
             }
         }
+        // The quotient phase: its first run now, the later ones as the attempts earn them
+        // (see `quotient::Schedule`). Its tables take what the others leave of `--memory`.
+        let reserved = caches + bf_bytes + probe_bytes;
+        let mut quotient = (self.quotient && self.restarts).then(quotient::Schedule::new);
+        if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
+            return out;
+        }
         let mut k = 0u32;
         loop {
             let mut budget = self
@@ -475,6 +488,12 @@ impl Solver {
                             best_first = None;
                             ctx.table.grant(bf_bytes);
                         }
+                    }
+                }
+                if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
+                    q.earn(b);
+                    if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
+                        return out;
                     }
                 }
                 if let (Some(unit), Some(b)) = (probe_unit, budget) {
@@ -731,6 +750,31 @@ impl<'a, const W: usize> Probes<'a, W> {
     }
 }
 
+/// Runs the quotient phase if it has earned a run: the outcome when it decides the deal
+/// (lost, with the states of the run that proved it) or the deadline passes.
+fn quotient_step<const W: usize>(
+    schedule: &mut Option<quotient::Schedule>,
+    ctx: &mut Context<'_, W>,
+    reserved: usize,
+    attempts: u32,
+) -> Option<Outcome> {
+    let q = schedule.as_mut()?;
+    let limits = ctx.solver.limits;
+    let used = ctx.table.bytes() + reserved + ctx.peak_path;
+    let bytes = limits.memory_bytes.saturating_sub(used);
+    let deadline = limits.deadline(ctx.t0);
+    match q.run(ctx.deal, &mut ctx.done, limits.max_nodes, bytes, deadline) {
+        quotient::Step::Continue => None,
+        quotient::Step::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        quotient::Step::Lost { positions } => {
+            let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
+            out.states = positions;
+            out.peak_states = out.peak_states.max(positions);
+            Some(out)
+        }
+    }
+}
+
 /// Term `i` (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ...
 fn luby(i: u64) -> u64 {
     let mut i = i;
@@ -756,6 +800,9 @@ pub enum Phase {
     BestFirst,
     /// The complete search (every reduction proved to keep every win).
     Complete,
+    /// The suit-blind quotient (see [`quotient`]): it exhausted an over-approximation of the
+    /// reachable positions and met no win, a proof of `unsolvable`; it never reports a win.
+    Quotient,
 }
 
 impl Phase {
@@ -765,6 +812,7 @@ impl Phase {
             Phase::Quick => "quick",
             Phase::BestFirst => "best-first",
             Phase::Complete => "complete",
+            Phase::Quotient => "quotient",
         }
     }
 }
