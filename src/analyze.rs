@@ -5,6 +5,7 @@
 use crate::check::{Board, Step};
 use crate::deal::Deal;
 use crate::solver::{Outcome, SolveError, Solver};
+use crate::text::Cut;
 use crate::InputError;
 
 /// A position's verdict and each legal move's verdict.
@@ -63,13 +64,14 @@ pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
         };
         let Some(count) = count.filter(|_| (2..=3).contains(&words.len())) else {
             return Err(InputError(format!(
-                "--after: move {} `{pair}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
-                i + 1
+                "--after: move {} `{}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
+                i + 1,
+                Cut(pair)
             )));
         };
         let step = board
             .step_named(from, to, count)
-            .map_err(|why| InputError(format!("--after: move {} `{pair}`: {why}", i + 1)))?;
+            .map_err(|why| InputError(format!("--after: move {} `{}`: {why}", i + 1, Cut(pair))))?;
         board.play(&step).map_err(|why| {
             InputError(format!(
                 "--after: move {} ({step}) is illegal: {why}",

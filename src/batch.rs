@@ -13,10 +13,11 @@ use crate::report::Report;
 use crate::rules::Rules;
 use crate::solver::{Outcome, SolveError, Solver, Verdict};
 use crate::stats::wilson;
+use crate::text::Cut;
 use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::io::{BufRead, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// One solved deal, as a CSV row.
@@ -134,7 +135,8 @@ impl Seeds {
     pub fn parse_range(s: &str) -> Result<(u64, u64), InputError> {
         let bad = || {
             InputError(format!(
-                "--seeds `{s}`: expected a range like 1..1000 (inclusive) or one number"
+                "--seeds `{}`: expected a range like 1..1000 (inclusive) or one number",
+                Cut(s)
             ))
         };
         let (a, b) = match s.split_once("..") {
@@ -145,7 +147,8 @@ impl Seeds {
         let b: u64 = b.trim().parse().map_err(|_| bad())?;
         if a > b {
             return Err(InputError(format!(
-                "--seeds `{s}`: the range is empty ({a} > {b})"
+                "--seeds `{}`: the range is empty ({a} > {b})",
+                Cut(s)
             )));
         }
         Ok((a, b))
@@ -158,7 +161,8 @@ impl Seeds {
     pub fn parse_shard(s: &str) -> Result<(u64, u64), InputError> {
         let bad = || {
             InputError(format!(
-                "--shard `{s}`: expected K/N with 0 <= K < N, like 0/4"
+                "--shard `{}`: expected K/N with 0 <= K < N, like 0/4",
+                Cut(s)
             ))
         };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
@@ -177,15 +181,26 @@ impl Seeds {
     }
 }
 
-/// Reads the rows of a CSV file.
+/// Reads the rows of a CSV file (a leading byte-order mark is skipped).
 ///
 /// # Errors
-/// A message naming the file and line of a bad header or a row that does not parse.
+/// A message naming the file and line of a bad header, of a row that does not parse (and its
+/// column), or of bytes that are not UTF-8.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
-    let file =
-        std::fs::File::open(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
-    rows_from(std::io::BufReader::new(file), &origin)
+    let bytes =
+        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    rows_from_bytes(bytes, &origin)
+}
+
+/// Reads the rows of a batch CSV held in memory: `origin` names it in messages (see
+/// [`read_rows`]).
+///
+/// # Errors
+/// As [`read_rows`].
+pub fn rows_from_bytes(bytes: Vec<u8>, origin: &str) -> Result<Vec<Row>, InputError> {
+    let text = crate::text::decode(bytes, origin)?;
+    rows_from(text.as_bytes(), origin)
 }
 
 fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, InputError> {
@@ -200,29 +215,91 @@ fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, Input
         .join(",");
     if header != HEADER && header != HEADER_V1 {
         return Err(InputError(format!(
-            "{origin}: line 1: not a castle batch file (header `{header}`, expected `{HEADER}`)"
+            "{origin}: line 1: not a castle batch file (header `{}`, expected `{HEADER}`)",
+            Cut(&header)
         )));
     }
     let mut rows = Vec::new();
     for rec in r.deserialize::<Row>() {
-        let row = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            InputError(format!("{origin}: line {line}: bad row: {e}"))
-        })?;
-        rows.push(row);
+        rows.push(rec.map_err(|e| row_error(origin, &e))?);
     }
     Ok(rows)
 }
 
-/// Opens a batch CSV for appending: creates it with the header, or checks an existing one,
-/// cuts a torn last line, and returns the seeds already done for these rules: every seed with
-/// a row, or with `retry_unknown` only those with a decided row (so the seeds whose rows all
-/// say `unknown` are solved again, and their new rows appended; `stats` counts a seed's
-/// decided row over its `unknown` ones).
+/// A row that does not parse, named by line and column.
+fn row_error(origin: &str, e: &csv::Error) -> InputError {
+    let line = e.position().map_or(0, |p| p.line());
+    let what = match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let column = err
+                .field()
+                .and_then(|f| HEADER.split(',').nth(f as usize))
+                .map_or(String::new(), |c| format!("column `{c}`: "));
+            format!("{column}{}", err.kind())
+        }
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("{len} fields, expected {expected_len}"),
+        _ => e.to_string(),
+    };
+    InputError(format!(
+        "{origin}: line {line}: bad row: {}",
+        crate::text::cut_words(&what, 60)
+    ))
+}
+
+/// Takes an advisory lock on a batch CSV for this process (released when the file is
+/// closed, or the process ends however it ends), so that two batches never append to one
+/// file.
+#[cfg(unix)]
+fn lock(file: &std::fs::File, origin: &str) -> Result<(), InputError> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the call.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() != std::io::ErrorKind::WouldBlock {
+        return Err(InputError(format!("{origin}: cannot lock the file: {e}")));
+    }
+    let holder = lock_holder(file).map_or(String::new(), |pid| format!(" (process {pid})"));
+    Err(InputError(format!(
+        "{origin}: another castle batch{holder} is appending to this file; wait for it to end, or give another --csv file"
+    )))
+}
+
+#[cfg(not(unix))]
+fn lock(_file: &std::fs::File, _origin: &str) -> Result<(), InputError> {
+    Ok(())
+}
+
+/// The process holding a `flock` on `file`, from Linux's `/proc/locks` (best effort).
+#[cfg(unix)]
+fn lock_holder(file: &std::fs::File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let ino = file.metadata().ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|l| {
+        // `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let id = f.get(5)?;
+        (f.get(1) == Some(&"FLOCK") && id.rsplit(':').next()?.parse::<u64>().ok()? == ino)
+            .then(|| f.get(4)?.parse().ok())
+            .flatten()
+    })
+}
+
+/// Opens a batch CSV for appending: locks it (a second batch on the same file is refused),
+/// creates it with the header, or checks an existing one, cuts a torn last line (or a torn
+/// header, when a crash left nothing else), and returns the seeds already done for these
+/// rules: every seed with a row, or with `retry_unknown` only those with a decided row (so
+/// the seeds whose rows all say `unknown` are solved again, and their new rows appended;
+/// `stats` counts a seed's decided row over its `unknown` ones).
 ///
 /// # Errors
-/// Unreadable files, a foreign header or a corrupt row (named by line), or rows of other
-/// rules in the file.
+/// Unreadable files, a file another batch holds, a foreign header or a corrupt row (named by
+/// line), or rows of other rules in the file.
 pub fn open_for_append(
     path: &Path,
     rules: &Rules,
@@ -237,26 +314,40 @@ pub fn open_for_append(
         .create(true)
         .open(path)
         .map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len == 0 {
+    lock(&file, &origin)?;
+    let mut bytes = Vec::new();
+    file.rewind().map_err(io)?;
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
+    // Everything after the last newline is a line a crash cut short.
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    if keep == 0 {
+        // No whole line: a new file, or a header torn by a crash (written again); anything
+        // else is not a batch file, and is left as it is.
+        let torn = bytes
+            .strip_prefix(crate::text::BOM.as_bytes())
+            .unwrap_or(&bytes);
+        if !HEADER.as_bytes().starts_with(torn) {
+            let shown = String::from_utf8_lossy(torn);
+            return Err(InputError(format!(
+                "{origin}: line 1: not a castle batch file (`{}` without a newline, expected the header `{HEADER}`)",
+                Cut(&shown)
+            )));
+        }
+        file.set_len(0).map_err(io)?;
         file.write_all(format!("{HEADER}\n").as_bytes())
             .map_err(io)?;
         file.flush().map_err(io)?;
         return Ok((file, HashSet::new()));
     }
-    // Cut a torn last line: everything after the last newline.
-    let mut text = Vec::new();
-    file.rewind().map_err(io)?;
-    std::io::BufReader::new(&file)
-        .read_until(0, &mut text)
-        .map_err(io)?;
-    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    if keep < text.len() {
+    bytes.truncate(keep);
+    let text = crate::text::decode(bytes, &origin)?;
+    // The header and rows are checked before the torn line is cut: a file that is not a
+    // batch file is refused untouched.
+    let rows = rows_from(text.as_bytes(), &origin)?;
+    if (keep as u64) < file.metadata().map_err(io)?.len() {
         file.set_len(keep as u64).map_err(io)?;
-        text.truncate(keep);
     }
-    let rows = rows_from(&text[..], &origin)?;
-    if text.starts_with(format!("{HEADER_V1}\n").as_bytes()) {
+    if text.starts_with(&format!("{HEADER_V1}\n")) {
         // An older file: rewrite it with the current header (a new file renamed over the
         // old one, so an interruption leaves one or the other whole).
         let tmp = path.with_extension("csv.upgrade");
@@ -266,6 +357,7 @@ pub fn open_for_append(
         }
         std::fs::write(&tmp, body).map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)?;
+        drop(file);
         return open_for_append(path, rules, numbering, retry_unknown);
     }
     let o = rules.options;
