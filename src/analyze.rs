@@ -69,14 +69,14 @@ pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
                 Cut(pair)
             )));
         };
-        let step = board
-            .step_named(from, to, count)
-            .map_err(|why| InputError(format!("--after: move {} `{}`: {why}", i + 1, Cut(pair))))?;
+        let step = board.step_named(from, to, count).map_err(|why| {
+            let why = crate::text::cut_words(&why, 60);
+            InputError(format!("--after: move {} `{}`: {why}", i + 1, Cut(pair)))
+        })?;
         board.play(&step).map_err(|why| {
-            InputError(format!(
-                "--after: move {} ({step}) is illegal: {why}",
-                i + 1
-            ))
+            // The checker's words quote the pile names given: long ones are cut.
+            let msg = format!("--after: move {} ({step}) is illegal: {why}", i + 1);
+            InputError(crate::text::cut_words(&msg, 60))
         })?;
     }
     Ok(())

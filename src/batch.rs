@@ -372,7 +372,7 @@ pub fn open_for_append(
             return Err(InputError(format!(
                 "{origin}: line {}: a row for `{}`, but this batch is `{}`; use another file",
                 i + 2,
-                row.group(),
+                Cut(&row.group()),
                 rules.variant
             )));
         }
