@@ -372,7 +372,7 @@ pub fn open_for_append(
             return Err(InputError(format!(
                 "{origin}: line {}: a row for `{}`, but this batch is `{}`; use another file",
                 i + 2,
-                Cut(&row.group()),
+                crate::text::cut_words(&row.group(), 60),
                 rules.variant
             )));
         }
