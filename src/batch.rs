@@ -174,6 +174,22 @@ impl Seeds {
         Ok((k, n))
     }
 
+    /// How many seeds there are (counted, not listed: a range may hold 2^64 of them, which
+    /// saturates).
+    pub fn count(&self) -> u64 {
+        let span = self.last - self.first;
+        if self.shard > span {
+            0
+        } else {
+            ((span - self.shard) / self.shards).saturating_add(1)
+        }
+    }
+
+    /// Whether `seed` is one of the seeds.
+    pub fn contains(&self, seed: u64) -> bool {
+        (self.first..=self.last).contains(&seed) && (seed - self.first) % self.shards == self.shard
+    }
+
     /// The seeds, in order.
     pub fn iter(&self) -> impl Iterator<Item = u64> {
         let (first, shard, shards) = (self.first, self.shard, self.shards);
@@ -383,6 +399,9 @@ pub fn open_for_append(
     Ok((file, done))
 }
 
+/// Seeds handed to the workers at a time.
+const SEED_CHUNK: usize = 1 << 16;
+
 /// Solves `seeds` of `rules` on `threads` workers (each with an equal share of the memory
 /// budget), skipping `done`, and hands each finished row and outcome to `sink` in the
 /// calling thread as soon as it is ready (rows come in completion order).
@@ -398,7 +417,6 @@ pub fn run(
     threads: usize,
     sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let todo: Vec<u64> = seeds.iter().filter(|s| !done.contains(s)).collect();
     let threads = threads.max(1);
     let mut per = solver;
     per.limits.memory_bytes = (solver.limits.memory_bytes / threads).max(1 << 20);
@@ -408,17 +426,32 @@ pub fn run(
         .map_err(std::io::Error::other)?;
     type Solved = Result<(Row, Deal, Outcome), SolveError>;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
+    // Set when the receiver has gone (the sink failed): no more deals are started.
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let mut result = Ok(());
     std::thread::scope(|scope| {
+        let stop = &stop;
         scope.spawn(move || {
-            pool.install(|| {
+            // The seeds in chunks, so that a range of any length takes no more memory than
+            // one chunk (`--seeds 1..18446744073709551615` is a run that never ends, not an
+            // allocation that fails).
+            let mut todo = seeds.iter().filter(|s| !done.contains(s));
+            pool.install(|| loop {
                 use rayon::prelude::*;
+                let chunk: Vec<u64> = todo.by_ref().take(SEED_CHUNK).collect();
+                if chunk.is_empty() || stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
                 // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and a
                 // hard deal must not hold back the seeds that rayon would otherwise have put
                 // in the same sequential chunk behind it; idle workers steal them.
-                todo.par_iter()
+                chunk
+                    .par_iter()
                     .with_max_len(1)
-                    .for_each_with(tx, |tx, &seed| {
+                    .for_each_with(tx.clone(), |tx, &seed| {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
                         // The numbering was checked on the first seed before the run started.
                         let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                             return;
@@ -426,9 +459,12 @@ pub fn run(
                         let solved = per
                             .solve(&deal)
                             .map(|out| (Row::new(&deal, numbering, &out), deal, out));
-                        let _ = tx.send(solved);
+                        if tx.send(solved).is_err() {
+                            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
                     });
             });
+            drop(tx);
         });
         for solved in rx {
             if let Err(e) = solved
@@ -572,11 +608,9 @@ impl Batch {
 
     /// The seeds this run will solve.
     pub fn todo(&self) -> u64 {
-        self.opts
-            .seeds
-            .iter()
-            .filter(|s| !self.done.contains(s))
-            .count() as u64
+        let seeds = self.opts.seeds;
+        let before = self.done.iter().filter(|&&s| seeds.contains(s)).count() as u64;
+        seeds.count().saturating_sub(before)
     }
 
     /// Solves the seeds (see [`run`]), writing each row as it comes (to the CSV file, or to
@@ -666,5 +700,27 @@ mod tests {
         assert_eq!(Seeds::parse_range("1..10").unwrap(), (1, 10));
         assert_eq!(Seeds::parse_range("7").unwrap(), (7, 7));
         assert!(Seeds::parse_range("9..2").is_err());
+        for (first, last, shard, shards) in
+            [(3, 40, 1, 4), (0, 0, 0, 1), (5, 7, 3, 4), (1, 9, 0, 3)]
+        {
+            let s = Seeds {
+                first,
+                last,
+                shard,
+                shards,
+            };
+            assert_eq!(s.count(), s.iter().count() as u64, "{s:?}");
+            assert!(
+                (0..50).all(|x| s.contains(x) == s.iter().any(|y| y == x)),
+                "{s:?}"
+            );
+        }
+        let all = Seeds {
+            first: 0,
+            last: u64::MAX,
+            shard: 0,
+            shards: 1,
+        };
+        assert_eq!(all.count(), u64::MAX);
     }
 }

@@ -470,3 +470,29 @@ fn a_second_batch_on_one_file_is_refused() {
         path,
     ]);
 }
+
+#[test]
+fn a_range_of_any_length_starts_at_once_and_stops_with_its_reader() {
+    use std::io::BufRead;
+    let t0 = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_castle"))
+        .args([
+            "batch",
+            "--seeds",
+            "0..18446744073709551615",
+            "--start-rank",
+            "11",
+        ])
+        .args(["-j", "2", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), castle::batch::HEADER);
+    assert!(lines.next().unwrap().unwrap().contains(",solvable,"));
+    // The reader goes away: the batch ends (a closed pipe is success) instead of solving on.
+    drop(lines);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}
