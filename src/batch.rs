@@ -6,7 +6,11 @@
 //! Every row is formatted in memory and written with one `write_all` of a whole line, then
 //! flushed, by a single writer. A process killed at any moment therefore leaves every
 //! finished row intact and at most one partial last line. On resume the file is read back,
-//! a partial last line (no newline) is cut off, and the seeds already present are skipped.
+//! a partial last line (no newline) is cut off, and the seeds already present are skipped; a
+//! file with no whole line is a header torn by a crash, written again (unless it is not the
+//! start of the header, when it is refused untouched). A batch holds an advisory lock
+//! (`flock`) on its file for as long as it runs, so a second batch on the same file is refused
+//! with a message naming the first's process.
 
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
