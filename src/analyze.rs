@@ -5,6 +5,7 @@
 use crate::check::{Board, Step};
 use crate::deal::Deal;
 use crate::solver::{Outcome, SolveError, Solver};
+use crate::text::Cut;
 use crate::InputError;
 
 /// A position's verdict and each legal move's verdict.
@@ -63,18 +64,19 @@ pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
         };
         let Some(count) = count.filter(|_| (2..=3).contains(&words.len())) else {
             return Err(InputError(format!(
-                "--after: move {} `{pair}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
-                i + 1
+                "--after: move {} `{}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
+                i + 1,
+                Cut(pair)
             )));
         };
-        let step = board
-            .step_named(from, to, count)
-            .map_err(|why| InputError(format!("--after: move {} `{pair}`: {why}", i + 1)))?;
+        let step = board.step_named(from, to, count).map_err(|why| {
+            let why = crate::text::cut_words(&why, 60);
+            InputError(format!("--after: move {} `{}`: {why}", i + 1, Cut(pair)))
+        })?;
         board.play(&step).map_err(|why| {
-            InputError(format!(
-                "--after: move {} ({step}) is illegal: {why}",
-                i + 1
-            ))
+            // The checker's words quote the pile names given: long ones are cut.
+            let msg = format!("--after: move {} ({step}) is illegal: {why}", i + 1);
+            InputError(crate::text::cut_words(&msg, 60))
         })?;
     }
     Ok(())

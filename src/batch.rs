@@ -6,17 +6,22 @@
 //! Every row is formatted in memory and written with one `write_all` of a whole line, then
 //! flushed, by a single writer. A process killed at any moment therefore leaves every
 //! finished row intact and at most one partial last line. On resume the file is read back,
-//! a partial last line (no newline) is cut off, and the seeds already present are skipped.
+//! a partial last line (no newline) is cut off, and the seeds already present are skipped; a
+//! file with no whole line is a header torn by a crash, written again (unless it is not the
+//! start of the header, when it is refused untouched). A batch holds an advisory lock
+//! (`flock`) on its file for as long as it runs, so a second batch on the same file is refused
+//! with a message naming the first's process.
 
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
 use crate::rules::Rules;
 use crate::solver::{Outcome, SolveError, Solver, Verdict};
 use crate::stats::wilson;
+use crate::text::Cut;
 use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
-use std::io::{BufRead, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// One solved deal, as a CSV row.
@@ -134,7 +139,8 @@ impl Seeds {
     pub fn parse_range(s: &str) -> Result<(u64, u64), InputError> {
         let bad = || {
             InputError(format!(
-                "--seeds `{s}`: expected a range like 1..1000 (inclusive) or one number"
+                "--seeds `{}`: expected a range like 1..1000 (inclusive) or one number",
+                Cut(s)
             ))
         };
         let (a, b) = match s.split_once("..") {
@@ -145,7 +151,8 @@ impl Seeds {
         let b: u64 = b.trim().parse().map_err(|_| bad())?;
         if a > b {
             return Err(InputError(format!(
-                "--seeds `{s}`: the range is empty ({a} > {b})"
+                "--seeds `{}`: the range is empty ({a} > {b})",
+                Cut(s)
             )));
         }
         Ok((a, b))
@@ -158,7 +165,8 @@ impl Seeds {
     pub fn parse_shard(s: &str) -> Result<(u64, u64), InputError> {
         let bad = || {
             InputError(format!(
-                "--shard `{s}`: expected K/N with 0 <= K < N, like 0/4"
+                "--shard `{}`: expected K/N with 0 <= K < N, like 0/4",
+                Cut(s)
             ))
         };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
@@ -170,6 +178,22 @@ impl Seeds {
         Ok((k, n))
     }
 
+    /// How many seeds there are (counted, not listed: a range may hold 2^64 of them, which
+    /// saturates).
+    pub fn count(&self) -> u64 {
+        let span = self.last - self.first;
+        if self.shard > span {
+            0
+        } else {
+            ((span - self.shard) / self.shards).saturating_add(1)
+        }
+    }
+
+    /// Whether `seed` is one of the seeds.
+    pub fn contains(&self, seed: u64) -> bool {
+        (self.first..=self.last).contains(&seed) && (seed - self.first) % self.shards == self.shard
+    }
+
     /// The seeds, in order.
     pub fn iter(&self) -> impl Iterator<Item = u64> {
         let (first, shard, shards) = (self.first, self.shard, self.shards);
@@ -177,15 +201,26 @@ impl Seeds {
     }
 }
 
-/// Reads the rows of a CSV file.
+/// Reads the rows of a CSV file (a leading byte-order mark is skipped).
 ///
 /// # Errors
-/// A message naming the file and line of a bad header or a row that does not parse.
+/// A message naming the file and line of a bad header, of a row that does not parse (and its
+/// column), or of bytes that are not UTF-8.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
-    let file =
-        std::fs::File::open(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
-    rows_from(std::io::BufReader::new(file), &origin)
+    let bytes =
+        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    rows_from_bytes(bytes, &origin)
+}
+
+/// Reads the rows of a batch CSV held in memory: `origin` names it in messages (see
+/// [`read_rows`]).
+///
+/// # Errors
+/// As [`read_rows`].
+pub fn rows_from_bytes(bytes: Vec<u8>, origin: &str) -> Result<Vec<Row>, InputError> {
+    let text = crate::text::decode(bytes, origin)?;
+    rows_from(text.as_bytes(), origin)
 }
 
 fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, InputError> {
@@ -200,29 +235,91 @@ fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, Input
         .join(",");
     if header != HEADER && header != HEADER_V1 {
         return Err(InputError(format!(
-            "{origin}: line 1: not a castle batch file (header `{header}`, expected `{HEADER}`)"
+            "{origin}: line 1: not a castle batch file (header `{}`, expected `{HEADER}`)",
+            Cut(&header)
         )));
     }
     let mut rows = Vec::new();
     for rec in r.deserialize::<Row>() {
-        let row = rec.map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            InputError(format!("{origin}: line {line}: bad row: {e}"))
-        })?;
-        rows.push(row);
+        rows.push(rec.map_err(|e| row_error(origin, &e))?);
     }
     Ok(rows)
 }
 
-/// Opens a batch CSV for appending: creates it with the header, or checks an existing one,
-/// cuts a torn last line, and returns the seeds already done for these rules: every seed with
-/// a row, or with `retry_unknown` only those with a decided row (so the seeds whose rows all
-/// say `unknown` are solved again, and their new rows appended; `stats` counts a seed's
-/// decided row over its `unknown` ones).
+/// A row that does not parse, named by line and column.
+fn row_error(origin: &str, e: &csv::Error) -> InputError {
+    let line = e.position().map_or(0, |p| p.line());
+    let what = match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let column = err
+                .field()
+                .and_then(|f| HEADER.split(',').nth(f as usize))
+                .map_or(String::new(), |c| format!("column `{c}`: "));
+            format!("{column}{}", err.kind())
+        }
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("{len} fields, expected {expected_len}"),
+        _ => e.to_string(),
+    };
+    InputError(format!(
+        "{origin}: line {line}: bad row: {}",
+        crate::text::cut_words(&what, 60)
+    ))
+}
+
+/// Takes an advisory lock on a batch CSV for this process (released when the file is
+/// closed, or the process ends however it ends), so that two batches never append to one
+/// file.
+#[cfg(unix)]
+fn lock(file: &std::fs::File, origin: &str) -> Result<(), InputError> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the call.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    if e.kind() != std::io::ErrorKind::WouldBlock {
+        return Err(InputError(format!("{origin}: cannot lock the file: {e}")));
+    }
+    let holder = lock_holder(file).map_or(String::new(), |pid| format!(" (process {pid})"));
+    Err(InputError(format!(
+        "{origin}: another castle batch{holder} is appending to this file; wait for it to end, or give another --csv file"
+    )))
+}
+
+#[cfg(not(unix))]
+fn lock(_file: &std::fs::File, _origin: &str) -> Result<(), InputError> {
+    Ok(())
+}
+
+/// The process holding a `flock` on `file`, from Linux's `/proc/locks` (best effort).
+#[cfg(unix)]
+fn lock_holder(file: &std::fs::File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let ino = file.metadata().ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|l| {
+        // `1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let id = f.get(5)?;
+        (f.get(1) == Some(&"FLOCK") && id.rsplit(':').next()?.parse::<u64>().ok()? == ino)
+            .then(|| f.get(4)?.parse().ok())
+            .flatten()
+    })
+}
+
+/// Opens a batch CSV for appending: locks it (a second batch on the same file is refused),
+/// creates it with the header, or checks an existing one, cuts a torn last line (or a torn
+/// header, when a crash left nothing else), and returns the seeds already done for these
+/// rules: every seed with a row, or with `retry_unknown` only those with a decided row (so
+/// the seeds whose rows all say `unknown` are solved again, and their new rows appended;
+/// `stats` counts a seed's decided row over its `unknown` ones).
 ///
 /// # Errors
-/// Unreadable files, a foreign header or a corrupt row (named by line), or rows of other
-/// rules in the file.
+/// Unreadable files, a file another batch holds, a foreign header or a corrupt row (named by
+/// line), or rows of other rules in the file.
 pub fn open_for_append(
     path: &Path,
     rules: &Rules,
@@ -237,26 +334,40 @@ pub fn open_for_append(
         .create(true)
         .open(path)
         .map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len == 0 {
+    lock(&file, &origin)?;
+    let mut bytes = Vec::new();
+    file.rewind().map_err(io)?;
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(io)?;
+    // Everything after the last newline is a line a crash cut short.
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    if keep == 0 {
+        // No whole line: a new file, or a header torn by a crash (written again); anything
+        // else is not a batch file, and is left as it is.
+        let torn = bytes
+            .strip_prefix(crate::text::BOM.as_bytes())
+            .unwrap_or(&bytes);
+        if !HEADER.as_bytes().starts_with(torn) {
+            let shown = String::from_utf8_lossy(torn);
+            return Err(InputError(format!(
+                "{origin}: line 1: not a castle batch file (`{}` without a newline, expected the header `{HEADER}`)",
+                Cut(&shown)
+            )));
+        }
+        file.set_len(0).map_err(io)?;
         file.write_all(format!("{HEADER}\n").as_bytes())
             .map_err(io)?;
         file.flush().map_err(io)?;
         return Ok((file, HashSet::new()));
     }
-    // Cut a torn last line: everything after the last newline.
-    let mut text = Vec::new();
-    file.rewind().map_err(io)?;
-    std::io::BufReader::new(&file)
-        .read_until(0, &mut text)
-        .map_err(io)?;
-    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    if keep < text.len() {
+    bytes.truncate(keep);
+    let text = crate::text::decode(bytes, &origin)?;
+    // The header and rows are checked before the torn line is cut: a file that is not a
+    // batch file is refused untouched.
+    let rows = rows_from(text.as_bytes(), &origin)?;
+    if (keep as u64) < file.metadata().map_err(io)?.len() {
         file.set_len(keep as u64).map_err(io)?;
-        text.truncate(keep);
     }
-    let rows = rows_from(&text[..], &origin)?;
-    if text.starts_with(format!("{HEADER_V1}\n").as_bytes()) {
+    if text.starts_with(&format!("{HEADER_V1}\n")) {
         // An older file: rewrite it with the current header (a new file renamed over the
         // old one, so an interruption leaves one or the other whole).
         let tmp = path.with_extension("csv.upgrade");
@@ -266,6 +377,7 @@ pub fn open_for_append(
         }
         std::fs::write(&tmp, body).map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)?;
+        drop(file);
         return open_for_append(path, rules, numbering, retry_unknown);
     }
     let o = rules.options;
@@ -280,7 +392,7 @@ pub fn open_for_append(
             return Err(InputError(format!(
                 "{origin}: line {}: a row for `{}`, but this batch is `{}`; use another file",
                 i + 2,
-                row.group(),
+                crate::text::cut_words(&row.group(), 60),
                 rules.variant
             )));
         }
@@ -290,6 +402,9 @@ pub fn open_for_append(
     }
     Ok((file, done))
 }
+
+/// Seeds handed to the workers at a time.
+const SEED_CHUNK: usize = 1 << 16;
 
 /// Solves `seeds` of `rules` on `threads` workers (each with an equal share of the memory
 /// budget), skipping `done`, and hands each finished row and outcome to `sink` in the
@@ -306,7 +421,6 @@ pub fn run(
     threads: usize,
     sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let todo: Vec<u64> = seeds.iter().filter(|s| !done.contains(s)).collect();
     let threads = threads.max(1);
     let mut per = solver;
     per.limits.memory_bytes = (solver.limits.memory_bytes / threads).max(1 << 20);
@@ -316,17 +430,32 @@ pub fn run(
         .map_err(std::io::Error::other)?;
     type Solved = Result<(Row, Deal, Outcome), SolveError>;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
+    // Set when the receiver has gone (the sink failed): no more deals are started.
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let mut result = Ok(());
     std::thread::scope(|scope| {
+        let stop = &stop;
         scope.spawn(move || {
-            pool.install(|| {
+            // The seeds in chunks, so that a range of any length takes no more memory than
+            // one chunk (`--seeds 1..18446744073709551615` is a run that never ends, not an
+            // allocation that fails).
+            let mut todo = seeds.iter().filter(|s| !done.contains(s));
+            pool.install(|| loop {
                 use rayon::prelude::*;
+                let chunk: Vec<u64> = todo.by_ref().take(SEED_CHUNK).collect();
+                if chunk.is_empty() || stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
                 // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and a
                 // hard deal must not hold back the seeds that rayon would otherwise have put
                 // in the same sequential chunk behind it; idle workers steal them.
-                todo.par_iter()
+                chunk
+                    .par_iter()
                     .with_max_len(1)
-                    .for_each_with(tx, |tx, &seed| {
+                    .for_each_with(tx.clone(), |tx, &seed| {
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            return;
+                        }
                         // The numbering was checked on the first seed before the run started.
                         let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                             return;
@@ -334,9 +463,12 @@ pub fn run(
                         let solved = per
                             .solve(&deal)
                             .map(|out| (Row::new(&deal, numbering, &out), deal, out));
-                        let _ = tx.send(solved);
+                        if tx.send(solved).is_err() {
+                            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
                     });
             });
+            drop(tx);
         });
         for solved in rx {
             if let Err(e) = solved
@@ -480,11 +612,9 @@ impl Batch {
 
     /// The seeds this run will solve.
     pub fn todo(&self) -> u64 {
-        self.opts
-            .seeds
-            .iter()
-            .filter(|s| !self.done.contains(s))
-            .count() as u64
+        let seeds = self.opts.seeds;
+        let before = self.done.iter().filter(|&&s| seeds.contains(s)).count() as u64;
+        seeds.count().saturating_sub(before)
     }
 
     /// Solves the seeds (see [`run`]), writing each row as it comes (to the CSV file, or to
@@ -574,5 +704,27 @@ mod tests {
         assert_eq!(Seeds::parse_range("1..10").unwrap(), (1, 10));
         assert_eq!(Seeds::parse_range("7").unwrap(), (7, 7));
         assert!(Seeds::parse_range("9..2").is_err());
+        for (first, last, shard, shards) in
+            [(3, 40, 1, 4), (0, 0, 0, 1), (5, 7, 3, 4), (1, 9, 0, 3)]
+        {
+            let s = Seeds {
+                first,
+                last,
+                shard,
+                shards,
+            };
+            assert_eq!(s.count(), s.iter().count() as u64, "{s:?}");
+            assert!(
+                (0..50).all(|x| s.contains(x) == s.iter().any(|y| y == x)),
+                "{s:?}"
+            );
+        }
+        let all = Seeds {
+            first: 0,
+            last: u64::MAX,
+            shard: 0,
+            shards: 1,
+        };
+        assert_eq!(all.count(), u64::MAX);
     }
 }

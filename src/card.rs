@@ -175,7 +175,7 @@ impl fmt::Debug for Card {
 
 /// Why a card could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is not a card (expected a rank A 2..9 T J Q K or 10, then a suit C D H S, like `TH` or `10h`)")]
+#[error("`{}` is not a card (expected a rank A 2..9 T J Q K or 10, then a suit C D H S, like `TH` or `10h`)", crate::text::Cut(text))]
 pub struct CardParseError {
     /// The text that was not a card.
     pub text: String,

@@ -123,8 +123,8 @@ pub struct BatchArgs {
     #[arg(long)]
     pub shard: Option<String>,
     /// Worker threads (default: every core).
-    #[arg(long, short = 'j')]
-    pub threads: Option<usize>,
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS))]
+    pub threads: Option<u16>,
     /// Append rows to this CSV file; run again with the same arguments to resume.
     #[arg(long)]
     pub csv: Option<PathBuf>,
@@ -426,20 +426,37 @@ pub fn color() -> Color {
     }
 }
 
-/// The text of a file, or of standard input for `-`, and its name for messages.
+/// The text of a file, or of standard input for `-`, and its name for messages: UTF-8 (bytes
+/// that are not are bad input, named by line and byte), a byte-order mark dropped.
 pub fn read_input(path: &Path) -> Result<(String, String), castle::Error> {
-    if path.as_os_str() == "-" {
-        let mut s = String::new();
+    let (bytes, origin) = if path.as_os_str() == "-" {
+        let mut b = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut s)
+            .read_to_end(&mut b)
             .map_err(castle::Error::Stdin)?;
-        Ok((s, "<stdin>".to_string()))
+        (b, "<stdin>".to_string())
     } else {
         let origin = path.display().to_string();
-        let s = std::fs::read_to_string(path)
-            .map_err(|e| input(format!("{origin}: cannot read: {e}")))?;
-        Ok((s, origin))
+        let b = std::fs::read(path).map_err(|e| input(format!("{origin}: cannot read: {e}")))?;
+        (b, origin)
+    };
+    let text = castle::text::decode(bytes, &origin)?;
+    Ok((text, origin))
+}
+
+/// The longest time budget taken as one: 100 years (a longer one, up to infinity, means no
+/// budget; `Instant` plus a larger duration can overflow).
+pub const FOREVER_SECONDS: f64 = 100.0 * 365.25 * 86_400.0;
+
+/// Checks a flag of seconds: a positive number (NaN, zero and negatives refused); infinity and
+/// anything above [`FOREVER_SECONDS`] come back as `None`, no limit.
+pub fn seconds_flag(flag: &str, s: f64) -> Result<Option<f64>, InputError> {
+    if s.is_nan() || s <= 0.0 {
+        return Err(input(format!(
+            "{flag} must be a positive number of seconds, not {s}"
+        )));
     }
+    Ok((s <= FOREVER_SECONDS).then_some(s))
 }
 
 /// A deal file of `bench --deal`, named by its file name (rules from the file, the variant
@@ -549,19 +566,29 @@ impl DealSource {
     }
 }
 
+/// The largest `--memory`, in MiB: 1 PiB (a larger number overflows the bytes it stands for).
+pub const MAX_MEMORY_MIB: usize = 1 << 30;
+
 impl BudgetArgs {
     /// The solver these budgets and switches make (one thread).
     pub fn to_solver(&self) -> Result<Solver, InputError> {
         if self.memory == 0 {
             return Err(input("--memory must be at least 1 (MiB)"));
         }
-        if self.max_seconds.is_some_and(|s| s.is_nan() || s <= 0.0) {
-            return Err(input("--max-seconds must be a positive number"));
+        if self.memory > MAX_MEMORY_MIB {
+            return Err(input(format!(
+                "--memory {} is more than any machine has (at most {MAX_MEMORY_MIB} MiB)",
+                self.memory
+            )));
         }
+        let max_seconds = match self.max_seconds {
+            Some(s) => seconds_flag("--max-seconds", s)?,
+            None => None,
+        };
         Ok(Solver {
             limits: Limits {
                 max_nodes: self.max_nodes,
-                max_seconds: self.max_seconds,
+                max_seconds,
                 memory_bytes: self.memory << 20,
             },
             pruning: if self.no_prune {
@@ -604,15 +631,30 @@ impl BenchArgs {
     }
 
     /// How fc-solve runs under `--peer`.
-    pub fn peer_options(&self) -> PeerOptions {
-        PeerOptions {
-            seconds: self.peer_seconds,
+    pub fn peer_options(&self) -> Result<PeerOptions, InputError> {
+        let seconds = seconds_flag("--peer-seconds", self.peer_seconds)?.unwrap_or(FOREVER_SECONDS);
+        Ok(PeerOptions {
+            seconds,
             memory_mib: self.peer_memory,
-        }
+        })
     }
 }
 
+/// The most threads of `batch` (`--threads`), as for `solve` and `bench`.
+pub const MAX_THREADS: i64 = 256;
+
 impl BatchArgs {
+    /// `--format jsonl` writes to standard output; a `--csv` file is always CSV.
+    fn check_format(&self) -> Result<(), InputError> {
+        match (&self.csv, self.format) {
+            (Some(p), RowFormat::Jsonl) => Err(input(format!(
+                "--format jsonl writes rows to standard output, but --csv {} is CSV; give one or the other",
+                p.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     /// The batch these flags describe.
     pub fn to_options(&self) -> Result<BatchOptions, InputError> {
         let variant = parse_variant(Some(&self.variant))?.expect("variant given");
@@ -628,12 +670,12 @@ impl BatchArgs {
             None => (0, 1),
         };
         let solver = self.budget.to_solver()?;
-        let threads = self
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if threads == 0 {
-            return Err(input("--threads must be at least 1"));
-        }
+        self.check_format()?;
+        let threads = self.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        );
+        let threads = threads.min(MAX_THREADS as usize);
         Ok(BatchOptions {
             rules,
             numbering,
@@ -660,9 +702,8 @@ impl PlayArgs {
         &self,
     ) -> Result<(castle::play::game::Game, castle::play::PlayOptions), castle::Error> {
         use castle::play::{game::Game, PlayOptions};
-        if self.coach_seconds.is_nan() || self.coach_seconds <= 0.0 {
-            return Err(input("--coach-seconds must be a positive number").into());
-        }
+        let coach_seconds =
+            seconds_flag("--coach-seconds", self.coach_seconds)?.unwrap_or(FOREVER_SECONDS);
         let game = match &self.load {
             Some(path) => {
                 let (text, origin) = read_input(path)?;
@@ -682,7 +723,7 @@ impl PlayArgs {
         let opts = PlayOptions {
             auto: !self.no_auto,
             coach_nodes: self.coach_nodes,
-            coach_seconds: self.coach_seconds,
+            coach_seconds,
             lines: self.lines,
         };
         Ok((game, opts))

@@ -22,6 +22,7 @@
 use crate::card::{Card, Suit};
 use crate::deal::Deal;
 use crate::rules::{Rules, SequenceMoves, Variant};
+use crate::text::Cut;
 use crate::InputError;
 use serde_json::Value;
 use std::str::FromStr;
@@ -45,7 +46,8 @@ impl FromStr for Format {
             "fcs" | "fc-solve" => Ok(Format::Fcs),
             "json" | "solvitaire" => Ok(Format::Json),
             _ => Err(InputError(format!(
-                "unknown deal format `{s}` (text, fcs or json)"
+                "unknown deal format `{}` (text, fcs or json)",
+                Cut(s)
             ))),
         }
     }
@@ -117,7 +119,8 @@ pub fn read_deal(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, In
 #[derive(Default)]
 struct FileRules {
     variant: Option<Variant>,
-    start_rank: Option<u8>,
+    /// The start rank, and where the file gives it (`line 3`, `options.start_rank`).
+    start_rank: Option<(u8, String)>,
     foundation_return: Option<bool>,
     sequence_moves: Option<SequenceMoves>,
 }
@@ -139,11 +142,25 @@ fn rules_for(origin: &str, file: &FileRules, opts: ReadOptions) -> Result<Rules,
     // request; the command line's always is.
     let file_rank = file
         .start_rank
-        .filter(|&r| r != rules.options.start_rank || variant.has_start_rank());
-    if let Some(r) = opts.start_rank.or(file_rank) {
+        .as_ref()
+        .filter(|(r, _)| *r != rules.options.start_rank || variant.has_start_rank());
+    if let Some(r) = opts.start_rank {
         rules = rules
             .with_start_rank(r)
             .map_err(|e| InputError(format!("{origin}: {e}")))?;
+    } else if let Some((r, at)) = file_rank {
+        // The file's own field is at fault, not a flag.
+        rules = rules.with_start_rank(*r).map_err(|e| {
+            let why = match e {
+                crate::rules::OptionError::StartRank(r) => {
+                    format!("start rank {r} is out of range (0..12)")
+                }
+                crate::rules::OptionError::StartRankVariant(v) => {
+                    format!("a start rank is for the Beleaguered Castle family, not {v}")
+                }
+            };
+            InputError(format!("{origin}: {at}: {why}"))
+        })?;
     }
     if let Some(f) = opts.foundation_return.or(file.foundation_return) {
         rules = rules.with_foundation_return(f);
@@ -195,7 +212,7 @@ fn parse_bool(origin: &str, line: usize, key: &str, value: &str) -> Result<bool,
         _ => Err(err(
             origin,
             line,
-            format!("`{key}` is `{value}`; expected yes or no"),
+            format!("`{key}` is `{}`; expected yes or no", Cut(value)),
         )),
     }
 }
@@ -224,7 +241,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             return Err(err(
                 origin,
                 line,
-                format!("expected `name: value`, found `{l}`"),
+                format!("expected `name: value`, found `{}`", Cut(l)),
             ));
         };
         let key = key.trim().to_ascii_lowercase();
@@ -236,17 +253,18 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             "seed" => {
                 seed =
                     Some(value.parse::<u64>().map_err(|_| {
-                        err(origin, line, format!("`{value}` is not a deal number"))
+                        err(origin, line, format!("`{}` is not a deal number", Cut(value)))
                     })?);
             }
             "start-rank" => {
-                file.start_rank = Some(value.parse::<u8>().map_err(|_| {
+                let rank = value.parse::<u8>().map_err(|_| {
                     err(
                         origin,
                         line,
-                        format!("`{value}` is not a start rank (0..12)"),
+                        format!("`{}` is not a start rank (0..12)", Cut(value)),
                     )
-                })?);
+                })?;
+                file.start_rank = Some((rank, format!("line {line}")));
             }
             "foundation-return" => {
                 file.foundation_return = Some(parse_bool(origin, line, &key, value)?);
@@ -267,7 +285,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     .parse()
                     .ok()
                     .filter(|&n| (1..=64).contains(&n))
-                    .ok_or_else(|| err(origin, line, format!("`{key}` is not a pile name")))?;
+                    .ok_or_else(|| err(origin, line, format!("`{}` is not a pile name", Cut(&key))))?;
                 if piles.len() < n {
                     piles.resize(n, None);
                 }
@@ -285,7 +303,8 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     origin,
                     line,
                     format!(
-                        "unknown field `{key}` (variant, seed, start-rank, foundation-return, sequence-moves, foundations, reserve, stock, waste, t1..tN)"
+                        "unknown field `{}` (variant, seed, start-rank, foundation-return, sequence-moves, foundations, reserve, stock, waste, t1..tN)",
+                        Cut(&key)
                     ),
                 ))
             }
@@ -326,7 +345,7 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
                     err(
                         origin,
                         line,
-                        format!("`{tok}` is not a foundation (like `H-5` or `S-0`)"),
+                        format!("`{}` is not a foundation (like `H-5` or `S-0`)", Cut(tok)),
                     )
                 })?;
                 let suit = s
@@ -334,12 +353,23 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
                     .next()
                     .and_then(Suit::from_letter)
                     .filter(|_| s.len() == 1)
-                    .ok_or_else(|| err(origin, line, format!("`{tok}`: `{s}` is not a suit")))?;
+                    .ok_or_else(|| {
+                        err(
+                            origin,
+                            line,
+                            format!("`{}`: `{}` is not a suit", Cut(tok), Cut(s)),
+                        )
+                    })?;
                 let rank = if r == "0" {
                     0
                 } else {
-                    crate::card::parse_rank(r)
-                        .ok_or_else(|| err(origin, line, format!("`{tok}`: `{r}` is not a rank")))?
+                    crate::card::parse_rank(r).ok_or_else(|| {
+                        err(
+                            origin,
+                            line,
+                            format!("`{}`: `{}` is not a rank", Cut(tok), Cut(r)),
+                        )
+                    })?
                 };
                 if std::mem::replace(&mut seen[suit.index()], true) {
                     return Err(err(
@@ -417,7 +447,7 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
         file.start_rank = v
             .pointer("/options/start_rank")
             .and_then(Value::as_u64)
-            .map(|r| r.min(255) as u8);
+            .map(|r| (r.min(255) as u8, "options.start_rank".to_string()));
         file.foundation_return = v
             .pointer("/options/foundation_return")
             .and_then(Value::as_bool);

@@ -21,6 +21,7 @@
 //! - [`batch`]: seed ranges solved in parallel into resumable CSV rows.
 //! - [`stats`]: batch rows merged and summarised (win rates, quantiles).
 //! - [`mod@bench`]: the fixed benchmark sets and the tables of `castle bench`.
+//! - [`text`]: input bytes to text (UTF-8 named by line and byte), long tokens cut in messages.
 //! - [`error`]: the error of the library's commands ([`Error`]).
 //! - [`peer`]: fc-solve, the peer solver, run on the same deals (`castle bench --peer`).
 //! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
@@ -130,6 +131,7 @@ pub mod shorten;
 pub mod solver;
 pub mod state;
 pub mod stats;
+pub mod text;
 pub mod verify;
 
 pub use card::{Card, Suit};

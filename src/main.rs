@@ -45,7 +45,11 @@ fn main() -> ExitCode {
             if broken_pipe {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("castle: {e:#}");
+            // Every long word cut: no message echoes a whole megabyte of bad input.
+            eprintln!(
+                "castle: {}",
+                castle::text::cut_words(&format!("{e:#}"), 200)
+            );
             if lib().any(castle::Error::is_input) || e.chain().any(|c| c.is::<InputError>()) {
                 ExitCode::from(2)
             } else {
@@ -60,6 +64,19 @@ fn main() -> ExitCode {
 fn note(rules: &castle::Rules, solver: &castle::Solver) {
     if let Some(note) = render::unbounded_stock_note(rules, solver) {
         eprintln!("{note}");
+    }
+}
+
+/// `castle play`'s failure: bytes on standard input that are not UTF-8 are bad input (exit 2),
+/// like the same bytes in a file.
+fn play_error(e: std::io::Error) -> anyhow::Error {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        InputError(format!(
+            "<stdin>: {e} (castle play reads one command per line, as UTF-8 text)"
+        ))
+        .into()
+    } else {
+        e.into()
     }
 }
 
@@ -110,12 +127,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Variants => render::write_variants(&mut out)?,
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "castle", &mut out);
+            // Written whole into memory first: the generator panics on a write error, and a
+            // closed pipe (`castle completions fish | head`) is not a failure.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "castle", &mut script);
+            out.write_all(&script)?;
         }
         Command::Bench(a) => {
             let solver = a.to_solver()?;
             let variant = cli::parse_variant(a.variant.as_deref())?;
-            let peer = a.peer_options();
+            let peer = a.peer_options()?;
             if !a.deals.is_empty() {
                 let deals = a.deals.iter().map(|p| cli::read_deal_file(p, variant));
                 let threads = usize::from(a.threads);
@@ -160,7 +181,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Play(a) => {
             drop(out);
             let (game, opts) = a.to_game()?;
-            castle::play::run(game, &opts)?;
+            castle::play::run(game, &opts).map_err(play_error)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -157,7 +157,7 @@ impl fmt::Display for Variant {
 
 /// An unknown variant name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant `{0}` (known: beleaguered-castle, streets-and-alleys, citadel, fortress, castile, courtyard; `castle variants` lists them)")]
+#[error("unknown variant `{}` (known: beleaguered-castle, streets-and-alleys, citadel, fortress, castile, courtyard; `castle variants` lists them)", crate::text::Cut(.0))]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for Variant {
@@ -239,7 +239,8 @@ impl FromStr for SequenceMoves {
             "single" => Ok(SequenceMoves::Single),
             "unlimited" => Ok(SequenceMoves::Unlimited),
             _ => Err(format!(
-                "`{s}` is not a sequence-moves rule (single or unlimited)"
+                "`{}` is not a sequence-moves rule (single or unlimited)",
+                crate::text::Cut(s)
             )),
         }
     }

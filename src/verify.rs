@@ -10,8 +10,9 @@ use crate::report::Report;
 use crate::{Error, InputError};
 use std::io::Write;
 
-/// Checks a solve report: `text`, read from `origin` (a file name, for the messages). Every
-/// move must be legal, and a report that says `solvable` must end in a won game.
+/// Checks a solve report: `text`, read from `origin` (a file name, for the messages). The
+/// verdict must be `solvable`, `unsolvable` or `unknown`; every move must be legal; and the
+/// verdict must agree with the moves: `solvable` exactly when they end in a won game.
 ///
 /// Returns true when the report checks out.
 ///
@@ -31,6 +32,15 @@ pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<b
             e.line()
         ))
     })?;
+    let verdict = ["solvable", "unsolvable", "unknown"]
+        .into_iter()
+        .find(|v| *v == report.verdict)
+        .ok_or_else(|| {
+            InputError(format!(
+                "{origin}: verdict `{}` is not one of solvable, unsolvable, unknown",
+                crate::text::Cut(&report.verdict)
+            ))
+        })?;
     let deal = formats::read_deal(
         text,
         origin,
@@ -48,10 +58,17 @@ pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<b
         Ok(board) => board,
     };
     let left = board.cards_out();
-    if left == 0 {
+    if left == 0 && verdict != "solvable" {
+        writeln!(
+            out,
+            "{origin}: the {} moves replay to a won game, but the verdict says {verdict}",
+            steps.len()
+        )?;
+        Ok(false)
+    } else if left == 0 {
         writeln!(out, "ok: {} moves replay to a won game", steps.len())?;
         Ok(true)
-    } else if report.verdict == "solvable" {
+    } else if verdict == "solvable" {
         writeln!(
             out,
             "{origin}: all {} moves are legal, but {left} cards are still off the foundations",

@@ -330,3 +330,169 @@ fn retry_unknown_solves_only_the_unknown_seeds_again() {
         .assert()
         .code(2);
 }
+
+fn stderr_of(args: &[&str]) -> (Option<i32>, String) {
+    let out = castle().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_torn_header_is_written_again_on_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.csv");
+    let clean = dir.path().join("clean.csv");
+    let args = ["--seeds", "1..3", "-j", "1", "--start-rank", "8"];
+    batch(&[&args[..], &["--csv", clean.to_str().unwrap()]].concat());
+    for torn in [
+        "",
+        "seed,variant,sta",
+        castle::batch::HEADER,
+        "\u{feff}seed",
+    ] {
+        std::fs::write(&p, torn).unwrap();
+        batch(&[&args[..], &["--csv", p.to_str().unwrap()]].concat());
+        assert_eq!(rows(&p), rows(&clean), "torn header {torn:?}");
+    }
+    // Text that is not the start of a header is left as it is.
+    std::fs::write(&p, "my notes").unwrap();
+    let (code, err) = stderr_of(&[&["batch"][..], &args, &["--csv", p.to_str().unwrap()]].concat());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("t.csv: line 1: not a castle batch file"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "my notes");
+}
+
+#[test]
+fn stats_names_the_column_and_reads_a_byte_order_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("b.csv");
+    batch(&[
+        "--seeds",
+        "1..3",
+        "--start-rank",
+        "9",
+        "--csv",
+        p.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, format!("\u{feff}{text}")).unwrap();
+    let out = castle()
+        .args(["stats", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("deals 3: winnable 3"));
+    // A resume appends to the file with its mark.
+    batch(&[
+        "--seeds",
+        "1..4",
+        "--start-rank",
+        "9",
+        "--csv",
+        p.to_str().unwrap(),
+    ]);
+    let bad = text.replacen(",solvable,", ",solvable,x", 1);
+    std::fs::write(&p, bad).unwrap();
+    let (code, err) = stderr_of(&["stats", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("b.csv: line 2: bad row: column `moves`"),
+        "{err}"
+    );
+    let mut bytes = format!("{}\n1,x", castle::batch::HEADER).into_bytes();
+    bytes.push(0xff);
+    bytes.push(b'\n');
+    std::fs::write(&p, bytes).unwrap();
+    let (code, err) = stderr_of(&["stats", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("b.csv: line 2: byte"), "{err}");
+}
+
+#[test]
+fn a_second_batch_on_one_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("b.csv");
+    let path = p.to_str().unwrap();
+    // A batch that runs until it is killed: deals with no node budget, one worker.
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_castle"))
+        .args([
+            "batch",
+            "--seeds",
+            "1..1000000",
+            "-j",
+            "1",
+            "-q",
+            "--memory",
+            "16",
+        ])
+        .args(["--csv", path])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while std::fs::metadata(&p).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the first batch did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (code, err) = stderr_of(&["batch", "--seeds", "1..1000000", "-q", "--csv", path]);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{path}: another castle batch (process {})",
+            first.id()
+        )),
+        "{err}"
+    );
+    // Once the first has ended, the file is free again.
+    batch(&[
+        "--seeds",
+        "1",
+        "--start-rank",
+        "1",
+        "--max-nodes",
+        "10",
+        "--csv",
+        path,
+    ]);
+}
+
+#[test]
+fn a_range_of_any_length_starts_at_once_and_stops_with_its_reader() {
+    use std::io::BufRead;
+    let t0 = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_castle"))
+        .args([
+            "batch",
+            "--seeds",
+            "0..18446744073709551615",
+            "--start-rank",
+            "11",
+        ])
+        .args(["-j", "2", "-q"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), castle::batch::HEADER);
+    assert!(lines.next().unwrap().unwrap().contains(",solvable,"));
+    // The reader goes away: the batch ends (a closed pipe is success) instead of solving on.
+    drop(lines);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}

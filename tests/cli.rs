@@ -500,3 +500,227 @@ fn an_unbounded_stock_game_is_warned_about() {
         assert!(!err.contains(note), "run {k} warned: {err}");
     }
 }
+
+/// Runs castle with `stdin`, and returns the exit code and standard error.
+fn run_with(args: &[&str], stdin: &[u8]) -> (i32, String) {
+    let out = castle().args(args).write_stdin(stdin).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn time_budgets_out_of_range_are_no_limit_or_refused() {
+    // Above 100 years (up to infinity) is no limit; the deal is still solved.
+    for s in ["1e19", "1e20", "inf"] {
+        for cmd in [
+            &["solve", "-q", "--start-rank", "11", "--seed", "1"][..],
+            &["analyze", "--start-rank", "12", "--seed", "1"][..],
+        ] {
+            let mut args = cmd.to_vec();
+            args.extend(["--max-seconds", s]);
+            let (code, err) = run_with(&args, b"");
+            assert_eq!(code, 0, "{args:?}: {err}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("b.csv");
+        let args = [
+            "batch",
+            "-q",
+            "--seeds",
+            "1..2",
+            "--start-rank",
+            "11",
+            "--max-seconds",
+            s,
+            "--csv",
+            csv.to_str().unwrap(),
+        ];
+        assert_eq!(run_with(&args, b"").0, 0, "{args:?}");
+    }
+    for s in ["NaN", "0", "-inf"] {
+        let (code, err) = run_with(
+            &["solve", "--seed", "1", &format!("--max-seconds={s}")],
+            b"",
+        );
+        assert_eq!(code, 2, "{s}: {err}");
+        assert!(
+            err.contains("--max-seconds must be a positive number"),
+            "{err}"
+        );
+    }
+    let (code, err) = run_with(&["play", "--seed", "1", "--coach-seconds=inf"], b"quit\n");
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = run_with(
+        &["solve", "--seed", "1", "--memory", "18446744073709551615"],
+        b"",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--memory"), "{err}");
+}
+
+#[test]
+fn a_closed_pipe_ends_completions_quietly() {
+    use std::process::{Command as Std, Stdio};
+    for shell in ["fish", "bash", "zsh"] {
+        let mut child = Std::new(env!("CARGO_BIN_EXE_castle"))
+            .args(["completions", shell])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end at once: every write fails with a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{shell}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_bad_input_named_by_line_and_byte() {
+    let (code, err) = run_with(
+        &["solve", "--deal", "-", "-q"],
+        b"variant: bc\nt1: K\xffS\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("<stdin>: line 2: byte 18 (column 6) is not UTF-8"),
+        "{err}"
+    );
+    let (code, err) = run_with(&["verify", "-"], b"\xff");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("<stdin>: line 1: byte 1"), "{err}");
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), b"{\"a\":\n\"\xc3\"}").unwrap();
+    let (code, err) = run_with(&["verify", f.path().to_str().unwrap()], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("line 2: byte 8 (column 2)"), "{err}");
+    let (code, err) = run_with(
+        &["play", "--seed", "1", "--coach-nodes", "0"],
+        b"help\n\xff\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("<stdin>") && err.contains("UTF-8"), "{err}");
+}
+
+#[test]
+fn a_byte_order_mark_is_read_not_shown() {
+    let deal = run_ok(&["deal", "--seed", "7"]);
+    let f = temp_file(&format!("\u{feff}{deal}"));
+    let path = f.path().to_str().unwrap();
+    assert_eq!(run_ok(&["deal", "--deal", path]), deal);
+    let json = run_ok(&["solve", "--start-rank", "11", "--seed", "2", "-f", "json"]);
+    let f = temp_file(&format!("\u{feff}{json}"));
+    assert!(run_ok(&["verify", f.path().to_str().unwrap()]).starts_with("ok:"));
+}
+
+#[test]
+fn verify_checks_the_verdict_against_the_moves() {
+    let json = run_ok(&["solve", "--start-rank", "10", "--seed", "3", "-f", "json"]);
+    assert!(json.contains("\"verdict\":\"solvable\""));
+    for (verdict, want) in [("unsolvable", 1), ("unknown", 1), ("bogus", 2), ("", 2)] {
+        let bad = json.replace(
+            "\"verdict\":\"solvable\"",
+            &format!("\"verdict\":\"{verdict}\""),
+        );
+        let f = temp_file(&bad);
+        let out = castle().arg("verify").arg(f.path()).output().unwrap();
+        let all = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(want), "{verdict:?}: {all}");
+        if want == 1 {
+            assert!(
+                all.contains("replay to a won game, but the verdict says"),
+                "{all}"
+            );
+        } else {
+            assert!(
+                all.contains("is not one of solvable, unsolvable, unknown"),
+                "{all}"
+            );
+        }
+    }
+    // A line that stops short may carry any decided-or-not verdict but `solvable`.
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let mut short = v.clone();
+    short["moves"].as_array_mut().unwrap().truncate(2);
+    for verdict in ["unknown", "unsolvable"] {
+        short["verdict"] = verdict.into();
+        let f = temp_file(&short.to_string());
+        assert!(
+            run_ok(&["verify", f.path().to_str().unwrap()]).starts_with("ok: 2 moves are legal")
+        );
+    }
+}
+
+#[test]
+fn a_long_bad_token_is_cut_in_the_message() {
+    let token = "X".repeat(5 << 20);
+    let f = temp_file(&format!("variant: bc\nt1: {token}\n"));
+    let (code, err) = run_with(&["solve", "--deal", f.path().to_str().unwrap()], b"");
+    assert_eq!(code, 2);
+    assert!(err.len() < 400, "{} bytes", err.len());
+    assert!(
+        err.contains("line 2: `XXXX") && err.contains(&format!("({} bytes)", 5 << 20)),
+        "{err}"
+    );
+    // Messages of other modules quoting it whole are cut by the last guard in main.
+    let after = format!("t1 {}", &token[..100_000]);
+    let (code, err) = run_with(&["analyze", "--seed", "1", "--after", &after], b"");
+    assert_eq!(code, 2);
+    assert!(err.len() < 400, "{} bytes: {}", err.len(), &err[..200]);
+}
+
+#[test]
+fn too_many_batch_workers_are_refused() {
+    let (code, err) = run_with(&["batch", "--seeds", "1..2", "-j", "100000"], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not in 1..=256"), "{err}");
+}
+
+#[test]
+fn a_start_rank_in_a_deal_file_is_named_as_the_file_s() {
+    let deal = run_ok(&["deal", "--seed", "1"]).replace("start-rank: 1", "start-rank: 13");
+    let f = temp_file(&deal);
+    let (code, err) = run_with(&["solve", "--deal", f.path().to_str().unwrap()], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(": line 4: start rank 13 is out of range (0..12)"),
+        "{err}"
+    );
+    assert!(!err.contains("--start-rank"), "{err}");
+    let json = run_ok(&["deal", "--seed", "1", "-f", "json"])
+        .replace("\"start_rank\": 1", "\"start_rank\": 13");
+    let f = temp_file(&json);
+    let (code, err) = run_with(&["solve", "--deal", f.path().to_str().unwrap()], b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("options.start_rank: start rank 13"), "{err}");
+}
+
+#[test]
+fn jsonl_rows_and_a_csv_file_are_refused_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("b.csv");
+    let args = [
+        "batch",
+        "--seeds",
+        "1..2",
+        "-f",
+        "jsonl",
+        "--csv",
+        csv.to_str().unwrap(),
+    ];
+    let (code, err) = run_with(&args, b"");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--format jsonl") && err.contains("b.csv"),
+        "{err}"
+    );
+    assert!(!csv.exists());
+}
