@@ -59,11 +59,21 @@ fn a_position_with_no_legal_move_is_lost() {
     };
     deal.validate().unwrap();
     assert_eq!(bfs_shortest_win(&deal, 1_000), Some(None));
-    let out = solve_checked(&Solver::default(), &deal);
+    let exact = Solver {
+        quotient: false,
+        ..Solver::default()
+    };
+    let out = solve_checked(&exact, &deal);
     assert_eq!(out.verdict, Verdict::Unsolvable);
     assert_eq!(out.phase, Some(castle::Phase::Complete));
     // The quick phase and the complete search each enter the opening position, and nothing
     // else exists.
+    assert_eq!(out.nodes, 2, "only the opening position exists");
+    // With the quotient (the default), its first run proves it before the complete search
+    // starts: the quick phase's node and the quotient's one.
+    let out = solve_checked(&Solver::default(), &deal);
+    assert_eq!(out.verdict, Verdict::Unsolvable);
+    assert_eq!(out.phase, Some(castle::Phase::Quotient));
     assert_eq!(out.nodes, 2, "only the opening position exists");
 }
 
@@ -249,13 +259,15 @@ fn configs() -> Vec<(&'static str, Solver)> {
     ]
 }
 
-/// Restarts from 64-node attempts, each keeping what it proved lost.
+/// Restarts from 64-node attempts, each keeping what it proved lost (the exact search alone:
+/// no quotient to prove a loss first).
 fn proofs_from_tiny_attempts(threads: usize) -> Solver {
     Solver {
         first_attempt: 64,
         keep_proofs: Some(0),
         quick: false,
         best_first: false,
+        quotient: false,
         threads,
         ..Solver::default()
     }
