@@ -70,7 +70,7 @@ pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
             )));
         };
         let step = board.step_named(from, to, count).map_err(|why| {
-            let why = crate::text::cut_words(&why, 60);
+            let why = crate::text::cut_words(&why.to_string(), 60);
             InputError(format!("--after: move {} `{}`: {why}", i + 1, Cut(pair)))
         })?;
         board.play(&step).map_err(|why| {
