@@ -69,8 +69,10 @@ pub struct Solver {
     /// After a win, search best-first for a shorter one, expanding at most this many
     /// positions (see [`short`]). It never changes a verdict; its win is replayed like any.
     pub short: Option<u64>,
-    /// What each thread's path may take past the memory budget (default [`PATH_MIN_BYTES`];
-    /// tests set 0 to reach the path's limits on small deals).
+    /// What each thread's path may take past its table's budget (default
+    /// [`PATH_MIN_BYTES`], at most an eighth of `--memory`, and counted inside `--memory`: the
+    /// schedule takes it out of the main table's share; tests set 0 to reach the path's limits
+    /// on small deals).
     pub path_floor: usize,
     /// Frames at the top of a search path that keep their untried moves; deeper ones keep
     /// a count and make them again on the way back (see "Compact paths" in `search.rs`).
@@ -183,6 +185,7 @@ impl Solver {
             std::time::Instant::now(),
             table_bytes,
             solver.limits.memory_bytes / PATH_SHARE,
+            solver.path_floor * solver.threads.max(1),
             scratches,
         );
         ctx.donate_mask = donate_mask;

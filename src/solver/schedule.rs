@@ -56,8 +56,25 @@ impl Solver {
         // table and caches are not allocated for those.
         let probe_unit = self.probes.filter(|_| probe_bytes > 0);
         let mut probes: Option<Probes<W>> = None;
-        let table_bytes = memory.saturating_sub(caches + bf_bytes + probe_bytes);
-        let mut ctx = Context::new(deal, self, t0, table_bytes, memory / PATH_SHARE, scratches);
+        // What the search paths may take past their tables' budgets (see `path_slack`) is
+        // counted in `--memory` too: it comes out of the main table's share.
+        let main_slack = path_slack(self.path_floor, threads, memory);
+        let probe_slack = if probe_bytes > 0 {
+            path_slack(self.path_floor, threads, memory)
+        } else {
+            0
+        };
+        let table_bytes =
+            memory.saturating_sub(caches + bf_bytes + probe_bytes + main_slack + probe_slack);
+        let mut ctx = Context::new(
+            deal,
+            self,
+            t0,
+            table_bytes,
+            memory / PATH_SHARE,
+            main_slack,
+            scratches,
+        );
         let mut attempts = 0u32;
         if self.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
@@ -125,7 +142,7 @@ impl Solver {
                 }
                 if let (Some(unit), Some(b)) = (probe_unit, budget) {
                     let p = probes.get_or_insert_with(|| {
-                        Probes::new(deal, self, t0, probe_bytes, threads, unit)
+                        Probes::new(deal, self, t0, probe_bytes, probe_slack, threads, unit)
                     });
                     p.earn(b);
                     if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
@@ -158,9 +175,20 @@ impl Solver {
 /// decide: 5.9 MiB on bc 1..200, 92 MiB on the hard lost deal.
 pub const PATH_SHARE: usize = 8;
 
-/// What the paths may take past `--memory`, per thread (a floor for tiny budgets: the overshoot
-/// of the process is at most this much per thread).
+/// What the paths may take past their table's budget, per thread (a floor for tiny budgets;
+/// see [`path_slack`]).
 pub const PATH_MIN_BYTES: usize = 16 << 20;
+
+/// What the search paths of one table (the main one or the probes') may take past that table's
+/// budget: [`Solver::path_floor`] per thread, but never more than `1 / PATH_SHARE` of
+/// `--memory` (8 MiB at 64 MiB), so that a small budget keeps room for its table. The schedule
+/// takes this slack out of the main table's share, so it stays inside `--memory`: a path that
+/// outgrows it ends the search as `unknown` (memory). With the default 4 GiB the slack is the
+/// floor itself, as before, and the tables never fill on the benchmarks, so their node
+/// counts are unchanged.
+fn path_slack(floor: usize, threads: usize, memory: usize) -> usize {
+    (floor * threads).min(memory / PATH_SHARE)
+}
 
 /// Frames at the top of a path that keep their move lists (see [`Solver::path_window`]): up
 /// to twice this many lists, some 60 KiB, stay in the cache; below them a level costs its
@@ -297,6 +325,7 @@ impl<'a, const W: usize> Probes<'a, W> {
         solver: &'a Solver,
         t0: std::time::Instant,
         bytes: usize,
+        slack: usize,
         threads: usize,
         unit: u64,
     ) -> Self {
@@ -306,7 +335,15 @@ impl<'a, const W: usize> Probes<'a, W> {
         let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
         let table = bytes - caches.min(bytes / 2);
         Probes {
-            ctx: Context::new(deal, solver, t0, table, bytes / PATH_SHARE, scratches),
+            ctx: Context::new(
+                deal,
+                solver,
+                t0,
+                table,
+                bytes / PATH_SHARE,
+                slack,
+                scratches,
+            ),
             unit: unit.max(1),
             run: 0,
             credit: 0,
@@ -422,6 +459,7 @@ impl<'a, const W: usize> Context<'a, W> {
         t0: std::time::Instant,
         table_bytes: usize,
         path_bytes: usize,
+        path_slack: usize,
         scratches: Vec<search::Scratch<W>>,
     ) -> Self {
         let threads = scratches.len();
@@ -429,8 +467,7 @@ impl<'a, const W: usize> Context<'a, W> {
             deal,
             solver,
             t0,
-            table: table::Table::<W>::new(table_bytes)
-                .with_paths(path_bytes, solver.path_floor * threads),
+            table: table::Table::<W>::new(table_bytes).with_paths(path_bytes, path_slack),
             scratches,
             pool: (threads > 1).then(|| {
                 rayon::ThreadPoolBuilder::new()

@@ -13,7 +13,9 @@ pub struct Limits {
     /// Stop after this many seconds.
     pub max_seconds: Option<f64>,
     /// Bytes the solve may use: the transposition table, the search path of each thread, the
-    /// best-first phase and the small caches (see [`super::PATH_SHARE`] for the split).
+    /// best-first phase, the probes' table and the small caches (see [`super::PATH_SHARE`]
+    /// and `solver/schedule.rs` for the split). The process's peak resident set stays within
+    /// about this plus a fixed few MiB (the binary itself; `tests/memory.rs` checks it).
     pub memory_bytes: usize,
 }
 
