@@ -21,13 +21,20 @@ use std::process::ExitCode;
 /// 32 MiB). The table's segments grow by half and free their old arrays, so after the first
 /// few the new arrays came from the heap, where the freed ones left holes too small to reuse:
 /// `castle solve -v bc --seed 2461` with the default 4 GiB ended at a peak RSS of 4,968 MiB,
-/// 21% over its budget. A fixed threshold keeps the dynamic rule off.
+/// 21% over its budget. A fixed threshold keeps the dynamic rule off. It is low
+/// ([`MMAP_THRESHOLD`]) because a small `--memory` makes small segments: at 256 MiB they are
+/// under 1 MiB each, and with a threshold of 1 MiB the hard lost deal of `data/bench` peaked at
+/// 295 MiB resident, the heap's holes past the budget.
+/// Allocations from this size on are mappings of their own (see [`fixed_mmap_threshold`]).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD: i32 = 128 << 10;
+
 fn fixed_mmap_threshold() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` only sets a malloc parameter; it is called before any other thread
     // exists.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     }
 }
 

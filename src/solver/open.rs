@@ -25,7 +25,7 @@ const PREFETCH_FROM: usize = 1 << 16;
 /// The key's hash; its top half is both the entry's check bits and its home slot.
 #[inline]
 fn hash<const W: usize>(key: &[u64; W]) -> u64 {
-    let mut h = 0x243F_6A88_85A3_08D3u64;
+    let mut h = crate::state::KEY_HASH_SEED;
     for &w in key {
         h = (h ^ w).wrapping_mul(0xD6E8_FEB8_6659_FD93);
         h ^= h >> 29;

@@ -2,9 +2,9 @@
 //!
 //! The depth-first search decides a deal, but the win it finds follows its move order and can
 //! be hundreds of moves of shuffling even after [`crate::shorten`]. This search looks at the
-//! same move graph best-first, ranking positions by `f = g + w * h`: `g` the moves played from
-//! the deal (every single-card move, automatic ones included, as a solution counts them) and
-//! `h` = [`Position::moves_left_bound`], a lower bound on the moves still needed.
+//! same move graph best-first, with the weighted passes of `solver/bestfirst.rs`, ranking
+//! positions by `f = g + w * h`: `g` the moves played from the deal and `h` =
+//! [`Position::moves_left_bound`](crate::state::Position::moves_left_bound), a lower bound on the moves still needed.
 //!
 //! It runs as *restarted weighted A\**: passes with the weights 5, 3, 2 and 1.5 each stop at
 //! their first win, and a final pass with weight 1 runs to the end. Every pass keeps only
@@ -15,39 +15,22 @@
 //! The weights only change the order, never the set of positions a pass may expand, so any
 //! pass that empties its queue proves the best length known the shortest, not only the last.
 //!
-//! The solver's best-first phase ([`super::Phase::BestFirst`]) is one pass of weight 5 with no
-//! bound, run a slice at a time between the depth-first attempts; in a stock game its `f` also
-//! charges each waste card (see `Pass::with_guide`), which only a pass that takes any win
-//! may do.
-//!
 //! **Why a finished final pass proves the shortest length.** `h` never overestimates, so a
 //! position with `g + h >= best` lies on no win shorter than `best`, and dropping it loses no
 //! shorter win. A position reached again by a line with a smaller `g` is searched again from
 //! there, so every position on a shortest line is eventually expanded with its least `g`, in
 //! any order; when the queue is empty no shorter win exists. The reductions in play keep this:
-//! safe foundation moves (the argument in [`Position::safe_move`] turns any win into one that
+//! safe foundation moves (the argument in [`Position::safe_move`](crate::state::Position::safe_move) turns any win into one that
 //! plays the card first and is no longer), one empty pile as the target, no lone card to an
 //! empty pile, and no second move of the card just moved (the same position by one move fewer).
-//!
-//! Memory: about 80 bytes per position generated are allowed for (the node, its moves, its
-//! queue entry and its table entry; 44 were measured at 7.9 million positions, the rest is room
-//! for the vectors' growth); a pass stops, with what it found, when that passes its budget.
 
-use super::search::autoplay;
-use crate::card::Card;
+use super::bestfirst::{Pass, PassLimits, Stop};
 use crate::deal::Deal;
-use crate::moves::{moved_card, Move, MoveList};
-use crate::state::{Position, Pruning};
-use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
-use std::collections::BinaryHeap;
-use std::time::Instant;
+use crate::moves::Move;
+use crate::state::Pruning;
 
 /// Weights of the passes, in tenths; the last is plain A\*.
 const WEIGHTS: [u32; 5] = [50, 30, 20, 15, 10];
-
-/// Bytes a generated position costs, roughly (see the module docs).
-const BYTES_PER_NODE: usize = 80;
 
 /// What the search found.
 #[derive(Clone, Debug, Default)]
@@ -60,36 +43,12 @@ pub struct Short {
     pub optimal: bool,
 }
 
-/// Budgets of the search.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ShortLimits {
-    /// Positions to expand, all passes together.
-    pub nodes: u64,
-    /// Bytes a pass may use.
-    pub memory: usize,
-    /// Wall-clock end, if any.
-    pub deadline: Option<Instant>,
-}
-
-/// A position reached: the moves that led to it from its parent.
-struct Node {
-    parent: u32,
-    start: u32,
-    len: u32,
-    /// [`Position::moves_left_bound`] there.
-    h: u32,
-    /// The card just moved (see [`Position::generate`]).
-    last: Option<(Card, u8)>,
-    /// Reached again with a smaller `g` (by another node) after it was queued.
-    stale: bool,
-}
-
 /// Looks for a win of fewer than `known` moves.
 pub(super) fn search<const W: usize>(
     deal: &Deal,
     prune: Pruning,
     known: usize,
-    limits: ShortLimits,
+    limits: PassLimits,
 ) -> Short {
     let mut out = Short::default();
     let mut best = known;
@@ -115,258 +74,4 @@ pub(super) fn search<const W: usize>(
         }
     }
     out
-}
-
-/// Why [`Pass::run`] returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stop {
-    /// It found a win (and was asked to stop at the first).
-    Won,
-    /// Its node budget for this call ran out; it can go on.
-    Budget,
-    /// It outgrew its memory budget.
-    Full,
-    /// The deadline passed.
-    Deadline,
-    /// The queue is empty: every win shorter than the bound was found.
-    Exhausted,
-}
-
-/// One weighted pass, which can be run a slice at a time.
-pub(super) struct Pass<'a, const W: usize> {
-    deal: &'a Deal,
-    prune: Pruning,
-    /// Weight of `h`, in tenths.
-    w: u32,
-    /// Weight, in tenths, of each waste card in `f` (0 for none; see [`Pass::with_guide`]).
-    guide: u32,
-    /// Only wins shorter than this count.
-    best: usize,
-    nodes: Vec<Node>,
-    moves: Vec<Move>,
-    /// Least `g` each position was reached with, and the node that holds it.
-    seen: ahash::HashMap<[u64; W], (u32, u32)>,
-    /// (f, g, node): least f first, then the deepest.
-    queue: BinaryHeap<(Reverse<u32>, u32, u32)>,
-    /// The position of the node last expanded, and its chain from the root (root first):
-    /// the next expansion walks from there (see [`Pass::walk`]).
-    at: Option<(Position, Vec<u32>)>,
-    started: bool,
-    /// The shortest win found.
-    pub win: Option<Vec<Move>>,
-    /// Positions expanded so far.
-    pub expanded: u64,
-}
-
-impl<'a, const W: usize> Pass<'a, W> {
-    /// A pass with weight `w` (in tenths) that keeps only wins shorter than `best`.
-    pub fn new(deal: &'a Deal, prune: Pruning, w: u32, best: usize) -> Self {
-        Pass {
-            deal,
-            prune,
-            w,
-            guide: 0,
-            best,
-            nodes: Vec::new(),
-            moves: Vec::new(),
-            seen: Default::default(),
-            queue: BinaryHeap::new(),
-            at: None,
-            started: false,
-            win: None,
-            expanded: 0,
-        }
-    }
-
-    /// Also charges each waste card `guide` tenths of a move in `f`. Not a bound: only for a
-    /// pass that takes any win (the solver's best-first phase), never for `--short`.
-    pub fn with_guide(mut self, guide: u32) -> Self {
-        self.guide = guide;
-        self
-    }
-
-    /// Node `i` and its ancestors up to the root, into `chain` (deepest first).
-    fn chain(&self, mut i: u32, chain: &mut Vec<u32>) {
-        chain.clear();
-        loop {
-            chain.push(i);
-            let n = &self.nodes[i as usize];
-            if n.parent == i {
-                break;
-            }
-            i = n.parent;
-        }
-    }
-
-    /// The moves that led to node `j` from its parent.
-    fn edge(&self, j: u32) -> &[Move] {
-        let n = &self.nodes[j as usize];
-        &self.moves[n.start as usize..(n.start + n.len) as usize]
-    }
-
-    /// The line from the deal to node `i`, then `tail`.
-    fn line(&self, i: u32, tail: &[Move]) -> Vec<Move> {
-        let mut chain = Vec::new();
-        self.chain(i, &mut chain);
-        let mut line: Vec<Move> = chain
-            .iter()
-            .rev()
-            .flat_map(|&j| self.edge(j))
-            .copied()
-            .collect();
-        line.extend_from_slice(tail);
-        line
-    }
-
-    /// Node `i`'s position, reached from the position of the node expanded before (`at`):
-    /// up that node's chain to the last node the two chains share, undoing its edges, then
-    /// down `i`'s, playing them (the first expansion starts from the deal). Rebuilding every
-    /// position from the deal replayed the whole line, and best-first passes expand lines a
-    /// hundred moves deep: walking took 41% off the pass's instructions (`valgrind
-    /// --tool=callgrind castle batch -v sa --seeds 1..40 -j 1`, same nodes). `chain` is
-    /// scratch (and `at`'s chain is reused), so an expansion allocates nothing once the
-    /// buffers have grown.
-    /// Returns the position and `i`'s chain, for the caller to put back in `at` once done.
-    fn walk(&mut self, i: u32, chain: &mut Vec<u32>) -> (Position, Vec<u32>) {
-        let (mut pos, mut from) = self
-            .at
-            .take()
-            .unwrap_or_else(|| (Position::new(self.deal), Vec::new()));
-        self.chain(i, chain);
-        chain.reverse();
-        let shared = from
-            .iter()
-            .zip(chain.iter())
-            .take_while(|(a, b)| a == b)
-            .count();
-        for &j in from[shared..].iter().rev() {
-            for &m in self.edge(j).iter().rev() {
-                pos.undo(m);
-            }
-        }
-        for &j in &chain[shared..] {
-            for &m in self.edge(j) {
-                pos.apply(m);
-            }
-        }
-        std::mem::swap(&mut from, chain);
-        (pos, from)
-    }
-
-    /// Records a position reached by `hist` from node `parent` (`g` moves from the deal),
-    /// unless it cannot lead to a shorter win or was reached as cheaply before.
-    fn offer(
-        &mut self,
-        pos: &Position,
-        parent: Option<u32>,
-        hist: &[Move],
-        g: u32,
-        last: Option<(Card, u8)>,
-    ) {
-        let h = pos.moves_left_bound();
-        if (g + h) as usize >= self.best {
-            return;
-        }
-        let key = pos
-            .key::<W>()
-            .expect("key width chosen from key_bits_bound");
-        let i = self.nodes.len() as u32;
-        match self.seen.entry(key) {
-            Entry::Occupied(mut e) => {
-                let (old_g, old) = *e.get();
-                if old_g <= g {
-                    return;
-                }
-                self.nodes[old as usize].stale = true;
-                e.insert((g, i));
-            }
-            Entry::Vacant(e) => {
-                e.insert((g, i));
-            }
-        }
-        self.nodes.push(Node {
-            parent: parent.unwrap_or(i),
-            start: self.moves.len() as u32,
-            len: hist.len() as u32,
-            h,
-            last,
-            stale: false,
-        });
-        self.moves.extend_from_slice(hist);
-        let f = g * 10 + self.w * h + self.guide * pos.waste_len();
-        self.queue.push((Reverse(f), g, i));
-    }
-
-    /// Bytes in use, roughly (see the module docs).
-    pub fn bytes(&self) -> usize {
-        self.nodes.len() * BYTES_PER_NODE
-    }
-
-    /// Expands up to `budget` more positions (stopping at the first win if `first`); the
-    /// wins go to [`Pass::win`], the count to [`Pass::expanded`].
-    pub fn run(&mut self, budget: u64, limits: ShortLimits, first: bool) -> Stop {
-        let mut hist = Vec::new();
-        if !self.started {
-            self.started = true;
-            let mut pos = Position::new(self.deal);
-            autoplay(&mut pos, self.prune, false, &mut hist);
-            if pos.is_won() {
-                if hist.len() < self.best {
-                    self.best = hist.len();
-                    self.win = Some(hist);
-                }
-                return Stop::Exhausted;
-            }
-            self.offer(&pos, None, &hist, hist.len() as u32, None);
-        }
-        let end = self.expanded.saturating_add(budget);
-        let mut list = MoveList::default();
-        let mut chain = Vec::new();
-        while let Some(&(_, g, i)) = self.queue.peek() {
-            if self.expanded >= end {
-                return Stop::Budget;
-            }
-            if self.bytes() > limits.memory {
-                return Stop::Full;
-            }
-            if self.expanded & 0xFFF == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d) {
-                return Stop::Deadline;
-            }
-            self.queue.pop();
-            let node = &self.nodes[i as usize];
-            // Reached more cheaply since, or no longer able to beat a win found since.
-            if node.stale || (g + node.h) as usize >= self.best {
-                continue;
-            }
-            let last = node.last;
-            let (mut pos, at) = self.walk(i, &mut chain);
-            self.expanded += 1;
-            pos.generate(self.prune, 0, last, &mut list);
-            for m in list.iter() {
-                hist.clear();
-                pos.play(m, &mut hist);
-                autoplay(&mut pos, self.prune, false, &mut hist);
-                let child_g = g + hist.len() as u32;
-                if pos.is_won() {
-                    if (child_g as usize) < self.best {
-                        let line = self.line(i, &hist);
-                        debug_assert_eq!(line.len(), child_g as usize);
-                        self.best = line.len();
-                        self.win = Some(line);
-                    }
-                } else {
-                    let moved = moved_card(m, hist.len());
-                    self.offer(&pos, Some(i), &hist, child_g, moved);
-                }
-                for &u in hist.iter().rev() {
-                    pos.undo(u);
-                }
-            }
-            self.at = Some((pos, at));
-            if first && self.win.is_some() {
-                return Stop::Won;
-            }
-        }
-        Stop::Exhausted
-    }
 }

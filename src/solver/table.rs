@@ -98,7 +98,7 @@ impl Slot {
 /// The mixed hash of a key: segment from the top bits, home from the next, tag from the low.
 #[inline]
 pub fn mix(key: &[u64]) -> u64 {
-    let mut h: u64 = 0x243F_6A88_85A3_08D3;
+    let mut h: u64 = crate::state::KEY_HASH_SEED;
     for &w in key {
         h = (h ^ w).wrapping_mul(crate::state::KEY_HASH_MUL);
         h ^= h >> 29;

@@ -1,7 +1,8 @@
 //! The exact, pile-order-free state key: how a position is written as a bit string
 //! ([`Position::key`]), the bound on its length ([`Position::key_bits_bound`]), the per-pile
 //! key fields that `push` and `pop` keep current (`refresh`, `run_code`), the `BitWriter`
-//! that packs the fields, and [`KEY_HASH_MUL`], the multiplier of the key hashes.
+//! that packs the fields, and [`KEY_HASH_MUL`] and [`KEY_HASH_SEED`], the multiplier and the
+//! starting value of the key hashes.
 //!
 //! # The state key
 //! A position of this family is fully described *relative to its deal*:
@@ -51,6 +52,10 @@ const STOCK_COUNT_BITS: u32 = 7;
 /// rounded down (an odd number). The solver's table, open set and recent-key cache hash keys with it; the
 /// move order's jitter hashes moves with it.
 pub(crate) const KEY_HASH_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The starting value of the key hashes of the solver's table and open set: the first 64 bits
+/// of the fraction of pi (a nothing-up-my-sleeve number; any value not zero would do).
+pub(crate) const KEY_HASH_SEED: u64 = 0x243F_6A88_85A3_08D3;
 
 impl Position {
     /// Recomputes pile `i`'s key field from its descriptors: for a column pile the prefix

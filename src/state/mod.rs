@@ -27,7 +27,7 @@ mod movegen;
 mod order;
 mod safe;
 
-pub(crate) use key::KEY_HASH_MUL;
+pub(crate) use key::{KEY_HASH_MUL, KEY_HASH_SEED};
 
 /// Most tableau piles any variant uses.
 pub const MAX_PILES: usize = 12;

@@ -1,0 +1,631 @@
+//! The attempt scheduler: how one solve spends its budgets. A quick phase, then restarted
+//! depth-first attempts with doubling node budgets, and between the long ones probes (short
+//! attempts on a small table of their own, cut by Luby's sequence) and slices of the
+//! best-first pass ([`super::bestfirst`]). Every tuning constant of the schedule lives here,
+//! each with the measurements that chose it; so does the split of `--memory` between the
+//! table, the search paths, the caches, the probes and the best-first pass.
+
+use super::bestfirst::{self, Pass, PassLimits};
+use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Verdict};
+use crate::deal::Deal;
+use crate::moves::Move;
+use crate::state::Position;
+use std::sync::atomic::Ordering;
+
+/// Node budget of the first attempt when restarts are on.
+pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
+
+impl Solver {
+    pub(super) fn attempts<const W: usize>(
+        &self,
+        deal: &Deal,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Outcome {
+        let t0 = std::time::Instant::now();
+        let threads = self.threads.max(1);
+        // The recent-key caches take at most an eighth of the budget (in fact a few hundred
+        // KiB), the best-first phase at most an eighth, the table and the search paths the
+        // rest (see `PATH_SHARE`).
+        let memory = self.limits.memory_bytes;
+        let scratches: Vec<search::Scratch<W>> = (0..threads)
+            .map(|_| search::Scratch::new(memory / 8 / threads))
+            .collect();
+        let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
+        let bf_bytes = if self.best_first && self.restarts {
+            memory / BEST_FIRST_PART
+        } else {
+            0
+        };
+        let mut best_first = (bf_bytes > 0).then(|| {
+            let guide = if deal.rules.stock { WASTE_GUIDE } else { 0 };
+            Pass::<W>::new(deal, self.pruning, BEST_FIRST_WEIGHT, usize::MAX).with_guide(guide)
+        });
+        let bf_limits = PassLimits {
+            nodes: u64::MAX,
+            memory: bf_bytes,
+            deadline: self.limits.deadline(t0),
+        };
+        // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
+        // each, and the longest probes replace entries past the cap.
+        let probe_bytes = if self.restarts && self.probes.is_some() {
+            (memory / 32).min(PROBE_TABLE_BYTES)
+        } else {
+            0
+        };
+        // Made when the first long attempt is cut: most deals never need them, and their
+        // table and caches are not allocated for those.
+        let probe_unit = self.probes.filter(|_| probe_bytes > 0);
+        let mut probes: Option<Probes<W>> = None;
+        // What the search paths may take past their tables' budgets (see `path_slack`) is
+        // counted in `--memory` too: it comes out of the main table's share.
+        let main_slack = path_slack(self.path_floor, threads, memory);
+        let probe_slack = if probe_bytes > 0 {
+            path_slack(self.path_floor, threads, memory)
+        } else {
+            0
+        };
+        let table_bytes =
+            memory.saturating_sub(caches + bf_bytes + probe_bytes + main_slack + probe_slack);
+        let mut ctx = Context::new(
+            deal,
+            self,
+            t0,
+            table_bytes,
+            memory / PATH_SHARE,
+            main_slack,
+            scratches,
+        );
+        let mut attempts = 0u32;
+        if self.quick {
+            // The quick phase: a win it finds is real (and replayed like any other); if it
+            // finds none, whatever the reason, the complete search below decides.
+            let budget = match self.limits.max_nodes {
+                Some(m) => m.min(QUICK_NODES),
+                None => QUICK_NODES,
+            };
+            attempts += 1;
+            let (line, limit) = ctx.attempt(Some(budget), 0, true, progress);
+            match (line, limit) {
+                (Some(line), _) => {
+                    return ctx.outcome(Ok(line), attempts, Some(Phase::Quick));
+                }
+                (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
+                    return ctx.outcome(Err(Some(l)), attempts, None);
+                }
+                _ => {}
+            }
+        }
+        // The quotient phase: its first run now, the later ones as the attempts earn them
+        // (see `quotient::Schedule`). Its tables take what the others leave of `--memory`.
+        let reserved = caches + bf_bytes + probe_bytes + main_slack + probe_slack;
+        let mut quotient = (self.quotient && self.restarts).then(quotient::Schedule::new);
+        if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
+            return out;
+        }
+        let mut k = 0u32;
+        loop {
+            let mut budget = self
+                .restarts
+                .then(|| self.first_attempt.max(1).saturating_mul(1 << k.min(40)));
+            let global_left = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
+            let global_binds = match (budget, global_left) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(b), Some(g)) => g <= b,
+            };
+            if global_binds {
+                budget = global_left;
+            }
+            attempts += 1;
+            let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
+            if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
+                // A slice of the best-first search, a sixteenth of the attempt's nodes.
+                if let (Some(pass), Some(b)) = (best_first.as_mut(), budget) {
+                    let mut slice = (b / BEST_FIRST_SHARE).max(1);
+                    if let Some(m) = self.limits.max_nodes {
+                        slice = slice.min(m.saturating_sub(ctx.done));
+                    }
+                    let before = pass.expanded;
+                    let stop = pass.run(slice, bf_limits, true);
+                    ctx.done += pass.expanded - before;
+                    match stop {
+                        bestfirst::Stop::Won => {
+                            let line = pass.win.take().expect("a win with Stop::Won");
+                            return ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst));
+                        }
+                        bestfirst::Stop::Deadline => {
+                            return ctx.outcome(Err(Some(Limit::Seconds)), attempts, None);
+                        }
+                        bestfirst::Stop::Budget => {}
+                        // Out of room, or (an exact search with every win kept, though not
+                        // the one the verdict rests on) out of positions: the depth-first
+                        // search goes on alone.
+                        bestfirst::Stop::Full | bestfirst::Stop::Exhausted => {
+                            // Its memory is freed, and goes to the table.
+                            best_first = None;
+                            ctx.table.grant(bf_bytes);
+                        }
+                    }
+                }
+                if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
+                    q.earn(b);
+                    if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
+                        return out;
+                    }
+                }
+                if let (Some(unit), Some(b)) = (probe_unit, budget) {
+                    let p = probes.get_or_insert_with(|| {
+                        Probes::new(deal, self, t0, probe_bytes, probe_slack, threads, unit)
+                    });
+                    p.earn(b);
+                    if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
+                        return out;
+                    }
+                }
+                k += 1;
+                continue;
+            }
+            let phase = (limit.is_none() || line.is_some()).then_some(Phase::Complete);
+            let result = match line {
+                Some(line) => Ok(line),
+                None => Err(limit),
+            };
+            return ctx.outcome(result, attempts, phase);
+        }
+    }
+}
+
+/// The search paths share the table's budget, and the table always leaves them
+/// `1 / PATH_SHARE` of `--memory`.
+///
+/// A depth-first search on a big deal can go millions of positions deep (bc deal 1770 with
+/// 2 GiB: a path of several GiB beside the table, before paths were counted), and each
+/// position on the path holds its untried moves and a frame, some 100 bytes, against under 32
+/// for a stored state. So the paths take budget as they grow, from whatever the table has not
+/// allocated (and the table never takes the reserve); a path the budget cannot hold ends the
+/// search as `unknown` (memory), like a table full of pinned states. The measured peaks
+/// (`castle bench`, "path MiB") are far below the reserve on every deal the benchmarks
+/// decide: 5.9 MiB on bc 1..200, 92 MiB on the hard lost deal.
+pub const PATH_SHARE: usize = 8;
+
+/// What the paths may take past their table's budget, per thread (a floor for tiny budgets;
+/// see [`path_slack`]).
+pub const PATH_MIN_BYTES: usize = 16 << 20;
+
+/// What the search paths of one table (the main one or the probes') may take past that table's
+/// budget: [`Solver::path_floor`] per thread, but never more than `1 / PATH_SHARE` of
+/// `--memory` (8 MiB at 64 MiB), so that a small budget keeps room for its table. The schedule
+/// takes this slack out of the main table's share, so it stays inside `--memory`: a path that
+/// outgrows it ends the search as `unknown` (memory). With the default 4 GiB the slack is the
+/// floor itself, as before, and the tables never fill on the benchmarks, so their node
+/// counts are unchanged.
+fn path_slack(floor: usize, threads: usize, memory: usize) -> usize {
+    (floor * threads).min(memory / PATH_SHARE)
+}
+
+/// Frames at the top of a path that keep their move lists (see [`Solver::path_window`]): up
+/// to twice this many lists, some 60 KiB, stay in the cache; below them a level costs its
+/// frame and its share of the line, not its untried moves as well.
+pub const PATH_WINDOW: usize = 1024;
+
+/// Attempts with at least this node budget keep proofs for the next ones (the default of
+/// [`Solver::keep_proofs`]). The bookkeeping costs time on every node, and a small attempt's
+/// proofs save the next attempts little: with it from the first attempt on, bc 1..200 took
+/// 13.8 M nodes instead of 14.6 M but 27% longer (side by side, one core each), while the hard
+/// lost deal of `data/bench` went from 33.6 M nodes to 16.2 M. Re-measured with the
+/// compact open set (`solver/open.rs`), builds differing only in this constant run one after
+/// the other on one core (`castle bench --variant bc`, then `castle solve --deal
+/// data/bench/hard-unsolvable.fcs`):
+///
+/// | threshold | bc 1..200 | hard lost deal |
+/// | --- | --- | --- |
+/// | 1.28 M | 14,603,311 nodes, 14.73 s | 16,423,249 nodes, 35.8 s |
+/// | 320,000 | 14,283,934 nodes, 15.90 s | 16,244,500 nodes, 40.5 s |
+/// | 0 | 13,768,105 nodes, 16.39 s | 16,220,223 nodes, 39.8 s |
+///
+/// Earlier proofs still cost more time than the nodes they save.
+pub const PROVE_FROM_NODES: u64 = 1_280_000;
+
+/// Node budget of the quick phase.
+const QUICK_NODES: u64 = 50_000;
+
+/// The best-first phase gets a slice of `1 / BEST_FIRST_SHARE` of each depth-first attempt's
+/// node budget. Its nodes cost more than the depth-first search's (it keeps every position it
+/// reaches in a map and a heap), so on a deal the depth-first search decides it adds time,
+/// until it reaches its memory cap; on winnable deals where the depth-first order goes astray
+/// it can find the win far sooner (docs/design.md: sa deal 384 in 5.8 s, against no win in 60 s
+/// without the phase).
+const BEST_FIRST_SHARE: u64 = 16;
+
+/// Weight of the best-first phase's heuristic, in tenths (`f = g + 5 h`): greedy enough to
+/// head straight for a win, with `g` still breaking ties towards shorter lines.
+const BEST_FIRST_WEIGHT: u32 = 50;
+
+/// What each waste card adds to `f` in the best-first phase of a stock game, in tenths of a
+/// move. `h` counts a stock card as a move still needed, so with weight 5 a deal lowers `f`
+/// by four moves' worth, as much as a card going home: the phase deals the stock out early
+/// and buries the waste, where a one-pass game (courtyard) loses its cards. Charging each
+/// waste card 8 moves makes a deal cost more than it gains and playing the waste's top card
+/// elsewhere pay. Courtyard seeds 201..400, `castle batch -v courtyard --seeds 201..400 -j 1
+/// --max-nodes 300000`: 106 wins found with no charge, 129 with 7 or 10 moves per card, 133
+/// with this 8, 119 with 13; seeds 1..200 with `--max-nodes 3000000`: 117 with no charge,
+/// 140 with 8. The phase only ever reports a win, so no verdict rests on this.
+const WASTE_GUIDE: u32 = 80;
+
+/// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
+/// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
+/// and the depth-first search goes on alone with those bytes added to its table
+/// ([`table::Table::grant`]). Its slices are a sixteenth of the depth-first attempts' node
+/// budgets, so only a deal that runs long meets the cap. The cap was 64 MiB: bc 6378 and 6626
+/// stayed `unknown` after 25 minutes, and with this share the phase wins them in 29 s and
+/// 74 s (fc-solve's default search also wins both; see `docs/performance-log.md`). The
+/// hard lost deal of `data/bench`, which the phase cannot win, took as long with it as
+/// without (idle, alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
+const BEST_FIRST_PART: usize = 8;
+
+/// Nodes of the shortest probe. Depth-first search time on winnable deals is heavy-tailed
+/// (see [`Solver::solve_with_progress`]), and the doubling attempts soon run for millions of
+/// nodes in one order each: a deal whose wins that order misses waits for the next attempt,
+/// twice as long. Probes keep drawing new orders: after each long attempt, an eighth of its
+/// nodes goes to probes, each a depth-first attempt from the deal with a new move order and
+/// a small table of its own (the long attempts' table and proofs are left alone), cut at
+/// this many nodes times the next term of Luby's sequence (1, 1, 2, 1, 1, 2, 4, ...), the
+/// restart schedule that is within a log factor of the best fixed cut-off for any
+/// distribution of run times. A probe is exact like any attempt: its win is replayed, and a
+/// probe that ends within its budget has searched everything.
+///
+/// Measured with all phases on, a cap of 20 million nodes and 1 GiB per deal, one core
+/// (the other one busy), by a program calling the library with builds differing only in the
+/// probes (the rows "none" and "Luby, 2,000" are node for node what `castle batch` gives
+/// with and without `--no-probes`; docs/design.md has those runs):
+///
+/// | probes | bc 1..1000 | sa 1..500 |
+/// | --- | --- | --- |
+/// | none | 100.5 M nodes, 62.1 s | 198.1 M nodes, 180.3 s, 4 unknown |
+/// | 100,000 each | 102.2 M, 64.5 s | |
+/// | 10,000 each | 90.5 M, 50.5 s | |
+/// | 2,000 each | 83.6 M, 47.5 s | |
+/// | Luby, 10,000 | 92.5 M, 49.6 s | |
+/// | Luby, 2,000 | 83.5 M, 43.8 s | 160.8 M, 137.6 s, 4 unknown (one more won) |
+///
+/// (bc: 695 won and one unknown in every row.) Larger probes suit some deals better: bc
+/// 3041 stayed `unknown` after 25 minutes of doubling attempts, and a build whose probes
+/// all had 100,000 nodes won it in 115 s, while with Luby probes it was still `unknown` at
+/// 300 s from 2,000 and at 600 s from 100,000 (`--probe-nodes` sets the unit).
+pub const PROBE_NODES: u64 = 2_000;
+
+/// The probes get `1 / PROBE_SHARE` of each long attempt's node budget (see [`PROBE_NODES`]).
+///
+/// Other shares, measured as in [`PROBE_NODES`] (a build reading the share from the
+/// environment, not kept; one core, the other running a long solve):
+///
+/// | share | bc 1..1000 (twice) | sa 1..500 |
+/// | --- | --- | --- |
+/// | 1/8 | 83.5 M nodes, 49.0 and 48.2 s | 160.8 M, 138.6 s |
+/// | 1/4 | 83.5 M, 46.4 and 46.0 s | 158.4 M, 135.4 s |
+/// | 1/2 | 85.1 M, 44.4 and 46.7 s | 162.2 M, 125.7 s |
+///
+/// (the same 695 won and 1 unknown in bc, 258 won and 4 unknown in sa, in every row). A
+/// larger share costs as many nodes and less time here (a probe's nodes seem cheaper, its
+/// table being small; not measured apart), but where only a long attempt can decide, on a big
+/// lost deal, the probes are pure cost: an eighth more nodes at 1/8, half as many again at
+/// 1/2. So 1/8 stays.
+const PROBE_SHARE: u64 = 8;
+
+/// Most bytes of the probes' table (a thirty-second of `--memory` when that is less). A
+/// probe that outgrows it replaces entries, like any full table.
+const PROBE_TABLE_BYTES: usize = 32 << 20;
+
+/// Jitter of the first probe's move order, far from the long attempts' (their number).
+const PROBE_JITTER: u64 = 1 << 32;
+
+/// The probes of one solve (see [`PROBE_NODES`]): their own table and threads, and their
+/// node account.
+struct Probes<'a, const W: usize> {
+    ctx: Context<'a, W>,
+    /// Nodes of the shortest probe.
+    unit: u64,
+    /// Probes run so far (each one's move order and Luby term come from it).
+    run: u64,
+    /// Nodes the probes may still take: an eighth of the long attempts' budgets, carried
+    /// over, so a probe waits until the attempts have earned its size.
+    credit: u64,
+}
+
+impl<'a, const W: usize> Probes<'a, W> {
+    fn new(
+        deal: &'a Deal,
+        solver: &'a Solver,
+        t0: std::time::Instant,
+        bytes: usize,
+        slack: usize,
+        threads: usize,
+        unit: u64,
+    ) -> Self {
+        let scratches: Vec<search::Scratch<W>> = (0..threads)
+            .map(|_| search::Scratch::new(bytes / 8 / threads))
+            .collect();
+        let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
+        let table = bytes - caches.min(bytes / 2);
+        Probes {
+            ctx: Context::new(
+                deal,
+                solver,
+                t0,
+                table,
+                bytes / PATH_SHARE,
+                slack,
+                scratches,
+            ),
+            unit: unit.max(1),
+            run: 0,
+            credit: 0,
+        }
+    }
+
+    /// Credits the probes with their share of a long attempt's `budget`.
+    fn earn(&mut self, budget: u64) {
+        self.credit += budget / PROBE_SHARE;
+    }
+
+    /// Runs the probes the credit pays for, each counted in `main`'s nodes and `attempts`;
+    /// the outcome when one decides the deal or the time runs out.
+    fn run(
+        &mut self,
+        main: &mut Context<'a, W>,
+        attempts: &mut u32,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Option<Outcome> {
+        loop {
+            let mut nodes = self.unit.saturating_mul(luby(self.run + 1));
+            if nodes > self.credit {
+                return None;
+            }
+            if let Some(m) = main.solver.limits.max_nodes {
+                nodes = nodes.min(m.saturating_sub(main.done));
+            }
+            if nodes == 0 {
+                return None;
+            }
+            *attempts += 1;
+            self.run += 1;
+            let p = &mut self.ctx;
+            p.done = main.done;
+            // The spinner counts the states both tables hold.
+            let held = main.table.len() as u64;
+            let mut shown = |now: &Progress| {
+                progress(&Progress {
+                    states: held + now.states,
+                    ..*now
+                })
+            };
+            let (line, limit) = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, &mut shown);
+            self.credit -= (p.done - main.done).min(self.credit);
+            main.done = p.done;
+            main.best_home = main.best_home.max(p.best_home);
+            main.peak_path = main.peak_path.max(p.peak_path);
+            main.untracked += std::mem::take(&mut p.untracked);
+            // A probe is an exact search like any attempt: its win is a win, and a probe
+            // that ends within its budget has searched every reachable position.
+            // Its outcome counts the states of the table that decided, the probe's.
+            let decided = |main: &Context<'a, W>, result| {
+                let mut out = main.outcome(result, *attempts, Some(Phase::Complete));
+                out.states = p.table.len() as u64;
+                out.peak_states = out.peak_states.max(p.table.peak_len() as u64);
+                out
+            };
+            match (line, limit) {
+                (Some(line), _) => return Some(decided(main, Ok(line))),
+                (None, None) => return Some(decided(main, Err(None))),
+                (None, Some(Limit::Seconds)) => {
+                    return Some(main.outcome(Err(Some(Limit::Seconds)), *attempts, None));
+                }
+                // Out of nodes, or out of its small table's room: the next.
+                (None, Some(Limit::Nodes | Limit::Memory)) => {}
+            }
+        }
+    }
+}
+
+/// Runs the quotient phase if it has earned a run: the outcome when it decides the deal
+/// (lost, with the states of the run that proved it) or the deadline passes.
+fn quotient_step<const W: usize>(
+    schedule: &mut Option<quotient::Schedule>,
+    ctx: &mut Context<'_, W>,
+    reserved: usize,
+    attempts: u32,
+) -> Option<Outcome> {
+    let q = schedule.as_mut()?;
+    let limits = ctx.solver.limits;
+    let used = ctx.table.bytes() + reserved + ctx.peak_path;
+    let bytes = limits.memory_bytes.saturating_sub(used);
+    let deadline = limits.deadline(ctx.t0);
+    match q.run(ctx.deal, &mut ctx.done, limits.max_nodes, bytes, deadline) {
+        quotient::Step::Continue => None,
+        quotient::Step::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        quotient::Step::Lost { positions } => {
+            let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
+            out.states = positions;
+            out.peak_states = out.peak_states.max(positions);
+            Some(out)
+        }
+    }
+}
+
+/// Term `i` (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ...
+fn luby(i: u64) -> u64 {
+    let mut i = i;
+    loop {
+        // The smallest k with i <= 2^k - 1.
+        let k = 64 - i.leading_zeros();
+        if i == (1 << k) - 1 {
+            return 1 << (k - 1);
+        }
+        i -= (1 << (k - 1)) - 1;
+    }
+}
+
+/// What the attempts of one solve share.
+pub(super) struct Context<'a, const W: usize> {
+    deal: &'a Deal,
+    solver: &'a Solver,
+    t0: std::time::Instant,
+    pub(super) table: table::Table<W>,
+    scratches: Vec<search::Scratch<W>>,
+    pool: Option<rayon::ThreadPool>,
+    /// See [`search::Run::donate_mask`].
+    pub(super) donate_mask: u64,
+    /// Nodes of the attempts so far.
+    done: u64,
+    best_home: u8,
+    /// Most bytes a thread's path held (see [`Outcome::peak_path_bytes`]).
+    peak_path: usize,
+    /// Attempts that stopped tracking proofs (see [`Outcome::untracked`]).
+    untracked: u32,
+    /// The table's proved marks come from an exact attempt that kept proofs (the quick
+    /// phase's do not: its foundation moves are not proved safe).
+    proofs: bool,
+}
+
+impl<'a, const W: usize> Context<'a, W> {
+    /// The shared state of a solve: a table of `table_bytes` that leaves the search paths
+    /// `path_bytes` (their share of `--memory`), one scratch per thread, and a pool for more
+    /// than one.
+    pub(super) fn new(
+        deal: &'a Deal,
+        solver: &'a Solver,
+        t0: std::time::Instant,
+        table_bytes: usize,
+        path_bytes: usize,
+        path_slack: usize,
+        scratches: Vec<search::Scratch<W>>,
+    ) -> Self {
+        let threads = scratches.len();
+        Context {
+            deal,
+            solver,
+            t0,
+            table: table::Table::<W>::new(table_bytes).with_paths(path_bytes, path_slack),
+            scratches,
+            pool: (threads > 1).then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|i| format!("castle-solve-{i}"))
+                    .build()
+                    .expect("a thread pool for the search")
+            }),
+            donate_mask: search::DONATE_EVERY,
+            done: 0,
+            best_home: deal.cards_home() as u8,
+            peak_path: 0,
+            untracked: 0,
+            proofs: false,
+        }
+    }
+
+    /// One search from the deal with a fresh table: the win found, or why it stopped without
+    /// one (no reason: the reachable space was exhausted).
+    pub(super) fn attempt(
+        &mut self,
+        budget: Option<u64>,
+        jitter: u64,
+        greedy: bool,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> (Option<Vec<Move>>, Option<Limit>) {
+        if self.proofs {
+            self.table.forget_open();
+        } else {
+            self.table.clear();
+        }
+        for s in &mut self.scratches {
+            s.clear();
+        }
+        let mut run = search::Run::new(self.deal, self.solver, self.t0);
+        run.budget = budget;
+        run.done = self.done;
+        run.jitter = jitter;
+        run.greedy = greedy;
+        run.donate_mask = self.donate_mask;
+        // Proofs are for later attempts: only restarts have any, and only big attempts pay
+        // for their bookkeeping (see `PROVE_FROM_NODES`).
+        run.prove = !greedy
+            && self.solver.restarts
+            && matches!((self.solver.keep_proofs, budget), (Some(from), Some(b)) if b >= from);
+        self.proofs = run.prove;
+        match &self.pool {
+            None => {
+                let mut pos = Position::new(self.deal);
+                search::dfs::<W, _>(
+                    &run,
+                    &mut &mut self.table,
+                    &mut self.scratches[0],
+                    &mut pos,
+                    &[],
+                    search::Root::Enter,
+                    &mut |_| {},
+                    progress,
+                );
+            }
+            Some(pool) => {
+                run.parallel = true;
+                search::parallel(&run, &self.table, &mut self.scratches, pool, progress);
+            }
+        }
+        self.done += run.nodes.load(Ordering::Relaxed);
+        self.best_home = self.best_home.max(run.best_home.load(Ordering::Relaxed));
+        self.peak_path = self.peak_path.max(run.peak_path.load(Ordering::Relaxed));
+        self.untracked += u32::from(run.untracked.load(Ordering::Relaxed));
+        let win = run.win.into_inner().unwrap_or_else(|e| e.into_inner());
+        let limit = run.limit.into_inner().unwrap_or_else(|e| e.into_inner());
+        (win, limit)
+    }
+
+    fn outcome(
+        &self,
+        result: Result<Vec<Move>, Option<Limit>>,
+        attempts: u32,
+        phase: Option<Phase>,
+    ) -> Outcome {
+        // The win is shortened (with `Solver::shorten`) and replayed by `Solver::solve_w` and
+        // `Solver::solve_with_progress`, where a failure can be returned.
+        let (verdict, moves, limit) = match result {
+            Ok(line) => (Verdict::Solvable, line, None),
+            Err(Some(l)) => (Verdict::Unknown, Vec::new(), Some(l)),
+            Err(None) => (Verdict::Unsolvable, Vec::new(), None),
+        };
+        Outcome {
+            verdict,
+            moves,
+            nodes: self.done,
+            states: self.table.len() as u64,
+            peak_states: self.table.peak_len() as u64,
+            seconds: self.t0.elapsed().as_secs_f64(),
+            limit,
+            best_home: self.best_home,
+            table_bytes: self.table.bytes(),
+            peak_table_bytes: self.table.peak_bytes(),
+            peak_path_bytes: self.peak_path,
+            replaced: self.table.replaced(),
+            untracked: self.untracked,
+            attempts,
+            phase,
+            short_nodes: None,
+            shortest: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::luby;
+
+    /// The sequence as Luby, Sinclair and Zuckerman define it (OEIS A182105): `2^(k-1)` at
+    /// `i = 2^k - 1`, otherwise the term at `i - 2^(k-1) + 1`.
+    #[test]
+    fn luby_sequence() {
+        let first: Vec<u64> = (1..=16).map(luby).collect();
+        assert_eq!(first, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1]);
+        assert_eq!(luby(1023), 512);
+        assert_eq!(luby(1024), 1);
+    }
+}

@@ -1,0 +1,187 @@
+//! The solver's vocabulary: the budgets of a solve ([`Limits`], [`Limit`]), its answer
+//! ([`Verdict`], [`Outcome`], [`Phase`]), what a running solve reports ([`Progress`]) and
+//! the error a solve returns only for a bug ([`SolveError`]).
+
+use crate::moves::Move;
+use std::fmt;
+
+/// Budgets for one solve.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// Stop after this many nodes (positions whose moves were generated).
+    pub max_nodes: Option<u64>,
+    /// Stop after this many seconds.
+    pub max_seconds: Option<f64>,
+    /// Bytes the solve may use: the transposition table, the search path of each thread, the
+    /// best-first phase, the probes' table and the small caches (see [`super::PATH_SHARE`]
+    /// and `solver/schedule.rs` for the split). The process's peak resident set stays within
+    /// about this plus a fixed few MiB (the binary itself; `tests/memory.rs` checks it).
+    pub memory_bytes: usize,
+}
+
+/// Default table budget: 4 GiB, a sixth of a 24 GiB machine, so a batch on two cores and the
+/// rest of the system keep plenty of room. `--memory` changes it.
+pub const DEFAULT_MEMORY_MIB: usize = 4096;
+
+impl Limits {
+    /// When `--max-seconds` ends a solve that started at `t0`, if it is set.
+    pub fn deadline(&self, t0: std::time::Instant) -> Option<std::time::Instant> {
+        self.max_seconds
+            .map(|s| t0 + std::time::Duration::from_secs_f64(s))
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_nodes: None,
+            max_seconds: None,
+            memory_bytes: DEFAULT_MEMORY_MIB << 20,
+        }
+    }
+}
+
+/// Which budget stopped a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Limit {
+    /// `--max-nodes`.
+    Nodes,
+    /// `--max-seconds`.
+    Seconds,
+    /// The memory budget ran out: the table is full of states on the current path, or the path
+    /// itself outgrew its share (raise `--memory`).
+    Memory,
+}
+
+impl Limit {
+    /// The name used in JSON (`"nodes"`, `"seconds"`, `"memory"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Limit::Nodes => "nodes",
+            Limit::Seconds => "seconds",
+            Limit::Memory => "memory",
+        }
+    }
+}
+
+/// The answer for one deal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// A win exists; the outcome holds one.
+    Solvable,
+    /// No win exists: the whole reachable space was searched.
+    Unsolvable,
+    /// A budget ran out before either was shown.
+    Unknown,
+}
+
+impl Verdict {
+    /// The name used in every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Verdict::Solvable => "solvable",
+            Verdict::Unsolvable => "unsolvable",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a solve found, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// For `Solvable`: every single-card move from the deal to the win, automatic foundation
+    /// moves included. Empty otherwise.
+    pub moves: Vec<Move>,
+    /// Positions whose moves the search generated.
+    pub nodes: u64,
+    /// Distinct states in the table at the end (the table of the search that decided: a
+    /// probe's own when a probe did).
+    pub states: u64,
+    /// Most states the table held at once (over all attempts); the table was sized for it.
+    pub peak_states: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// For `Unknown`: which budget ran out.
+    pub limit: Option<Limit>,
+    /// Most cards on the foundations in any position the search reached.
+    pub best_home: u8,
+    /// Table allocation at the end, in bytes (key and a tag-and-pin byte per slot).
+    pub table_bytes: usize,
+    /// Largest table allocation during the solve (a segment's growth included).
+    pub peak_table_bytes: usize,
+    /// Most bytes one thread's search path held (the line, the untried moves, the frames).
+    pub peak_path_bytes: usize,
+    /// Table entries replaced because the memory budget was reached.
+    pub replaced: u64,
+    /// Attempts in which a thread stopped tracking proofs to make room for its path (the
+    /// attempt searched on; see `search.rs`).
+    pub untracked: u32,
+    /// Search attempts made (more than one when restarts cut earlier attempts short).
+    pub attempts: u32,
+    /// The phase that decided the deal (none for `Unknown`).
+    pub phase: Option<Phase>,
+    /// Positions the short-solution search expanded (none when it did not run).
+    pub short_nodes: Option<u64>,
+    /// True when the short-solution search proved that no win is shorter than `moves`.
+    pub shortest: bool,
+}
+
+/// A solve that could not return its outcome: a bug, since the search's wins are replayed by
+/// the independent checker before anyone sees them (the command-line tool exits with 1).
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError {
+    /// The win found does not replay on the checker's board.
+    #[error("internal error: the solver's solution does not replay")]
+    BadSolution(#[source] crate::check::CheckError),
+    /// Shortening the win failed (see [`crate::shorten`]).
+    #[error("internal error: shortening the solver's solution failed")]
+    Shorten(#[from] crate::shorten::ShortenError),
+}
+
+/// Progress of a running solve, passed to the progress callback.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Nodes so far.
+    pub nodes: u64,
+    /// States in the table now.
+    pub states: u64,
+    /// Seconds so far.
+    pub seconds: f64,
+}
+
+/// Which phase of a solve decided it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The quick phase: a search that plays every card that fits to the foundations at once
+    /// (not proved safe, so it may miss wins; it only ever reports a win it found).
+    Quick,
+    /// The best-first search run between the depth-first attempts: weighted A\* towards
+    /// positions with few moves left (see `solver/bestfirst.rs`). It uses only exact reductions but may
+    /// stop before it has seen everything, so it only ever reports a win.
+    BestFirst,
+    /// The complete search (every reduction proved to keep every win).
+    Complete,
+    /// The suit-blind quotient (see [`super::quotient`]): it exhausted an over-approximation of
+    /// the reachable positions and met no win, a proof of `unsolvable`; it never reports a win.
+    Quotient,
+}
+
+impl Phase {
+    /// The name used in every output.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Phase::Quick => "quick",
+            Phase::BestFirst => "best-first",
+            Phase::Complete => "complete",
+            Phase::Quotient => "quotient",
+        }
+    }
+}
