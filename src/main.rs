@@ -76,7 +76,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Solve(a) => {
-            let deal = a.source.load()?;
+            let deal = a.load()?;
             let solver = a.to_solver()?;
             if !a.quiet {
                 note(&deal.rules, &solver);
@@ -118,7 +118,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let peer = a.peer_options();
             if !a.deals.is_empty() {
                 let deals = a.deals.iter().map(|p| cli::read_deal_file(p, variant));
-                let threads = usize::from(a.threads);
+                let threads = a.deal_threads();
                 bench::deals(&mut out, &solver, threads, deals, a.peer.then_some(&peer))?;
             } else if a.peer {
                 bench::sets_with_peer(&mut out, &solver, variant, &peer)?;

@@ -178,7 +178,11 @@ pub fn write_solve(
         let what = if r.shortest {
             "no win is shorter"
         } else {
-            "a shorter win may exist (raise --short-nodes)"
+            if solver.short == Some(1_000_000) {
+                "a shorter win may exist (raise --short-nodes)"
+            } else {
+                "a shorter win may exist (--short searches longer)"
+            }
         };
         writeln!(out, "short search: {nodes} positions; {what}")?;
     }
