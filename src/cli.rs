@@ -259,6 +259,11 @@ pub struct DealSource {
 }
 
 impl DealSource {
+    /// Whose number `--seed` is.
+    pub fn numbering(&self) -> castle::deal::Numbering {
+        self.rules.numbering.into()
+    }
+
     /// True if any of these flags was given (a command that reads its deal elsewhere refuses
     /// them).
     pub fn given(&self) -> bool {

@@ -239,6 +239,12 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                         err(origin, line, format!("`{value}` is not a deal number"))
                     })?);
             }
+            "numbering" => {
+                // Whose number `seed` is; the cards are given, so it is only checked.
+                value
+                    .parse::<crate::deal::Numbering>()
+                    .map_err(|e| err(origin, line, e))?;
+            }
             "start-rank" => {
                 file.start_rank = Some(value.parse::<u8>().map_err(|_| {
                     err(
@@ -497,6 +503,20 @@ fn foundation_tops(deal: &Deal) -> Vec<Card> {
         .filter(|&p| deal.foundations[p] > 0)
         .map(|p| Card::new(deal.foundations[p], Suit::from_index(p % 4)))
         .collect()
+}
+
+/// Writes a numbered deal in the text format, with a `numbering:` line after the seed when
+/// the number is not castle's own.
+pub fn write_text_numbered(deal: &Deal, numbering: crate::deal::Numbering) -> String {
+    let text = write_text(deal);
+    match deal.seed {
+        Some(seed) if numbering != crate::deal::Numbering::Castle => text.replacen(
+            &format!("seed: {seed}\n"),
+            &format!("seed: {seed}\nnumbering: {}\n", numbering.name()),
+            1,
+        ),
+        _ => text,
+    }
 }
 
 /// Writes a deal in the text format (it reads back to the same deal).

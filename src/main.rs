@@ -70,9 +70,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let deal = a.source.load()?;
             match a.format {
                 _ if a.board => write!(out, "{}", render::draw_board(&deal, cli::color()))?,
-                DealFormat::Text => out.write_all(formats::write_text(&deal).as_bytes())?,
+                DealFormat::Text => {
+                    let text = formats::write_text_numbered(&deal, a.source.numbering());
+                    out.write_all(text.as_bytes())?;
+                }
                 DealFormat::Fcs => out.write_all(formats::write_fcs(&deal)?.as_bytes())?,
-                DealFormat::Json => report::write_deal(&mut out, &deal)?,
+                DealFormat::Json => report::write_deal(&mut out, &deal, a.source.numbering())?,
             }
         }
         Command::Solve(a) => {
@@ -83,9 +86,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
             match a.format {
-                OutFormat::Json => report::write_report(&mut out, &deal, &result)?,
+                OutFormat::Json => {
+                    report::write_report(&mut out, &deal, &result, a.source.numbering())?;
+                }
                 OutFormat::Text => {
-                    render::write_solve(&mut out, &deal, &result, &solver, cli::color())?;
+                    let numbering = a.source.numbering();
+                    render::write_solve(
+                        &mut out,
+                        &deal,
+                        &result,
+                        &solver,
+                        numbering,
+                        cli::color(),
+                    )?;
                 }
             }
         }
@@ -142,7 +155,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Stats(a) => {
             let mut rows = Vec::new();
             for f in &a.files {
-                rows.extend(castle::batch::read_rows(f)?);
+                rows.extend(stats::read_rows(f)?);
             }
             stats::write(&mut out, &stats::merge(rows), a.csv.as_deref())?;
         }

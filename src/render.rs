@@ -134,9 +134,13 @@ pub fn write_solve(
     deal: &Deal,
     r: &Outcome,
     solver: &Solver,
+    numbering: crate::deal::Numbering,
     color: Color,
 ) -> Result<(), Error> {
     let title = match deal.seed {
+        Some(s) if numbering == crate::deal::Numbering::Pysol => {
+            format!("{} deal {s} (PySolFC's game number)", deal.rules.variant)
+        }
         Some(s) => format!("{} deal {s}", deal.rules.variant),
         None => format!("{} (deal from file)", deal.rules.variant),
     };
@@ -178,11 +182,7 @@ pub fn write_solve(
         let what = if r.shortest {
             "no win is shorter"
         } else {
-            if solver.short == Some(1_000_000) {
-                "a shorter win may exist (raise --short-nodes)"
-            } else {
-                "a shorter win may exist (--short searches longer)"
-            }
+            "a shorter win may exist (--short, with --short-nodes, searches longer)"
         };
         writeln!(out, "short search: {nodes} positions; {what}")?;
     }

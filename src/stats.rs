@@ -4,10 +4,66 @@
 //! and, on request, as a CSV summary.
 
 use crate::batch::Row;
-use crate::Error;
+use crate::report::Report;
+use crate::{Error, InputError};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::Path;
+
+/// Reads the rows of a batch file: CSV (with its header), or JSON lines (`batch --format
+/// jsonl`, one solve report per line). A torn last line (no newline at the end, as a batch
+/// stopped mid-write leaves it) that does not parse is left out, as `batch` itself would cut
+/// it on resuming.
+///
+/// # Errors
+/// A message naming the file and line of a bad header or a row that does not parse.
+pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
+    let origin = path.display().to_string();
+    let text =
+        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    match rows_of(&text, &origin) {
+        Err(_) if keep > 0 && keep < text.len() => rows_of(&text[..keep], &origin),
+        rows => rows,
+    }
+}
+
+fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
+    let jsonl = text
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{');
+    if !jsonl {
+        return crate::batch::rows_from(text, origin);
+    }
+    let mut rows = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let bad = |e: &dyn std::fmt::Display| {
+            InputError(format!("{origin}: line {}: not a solve report: {e}", i + 1))
+        };
+        let r: Report = serde_json::from_slice(line).map_err(|e| bad(&e))?;
+        let seed = r.seed.ok_or_else(|| bad(&"no seed"))?;
+        rows.push(Row {
+            seed,
+            variant: r.variant,
+            start_rank: r.options.start_rank,
+            foundation_return: r.options.foundation_return,
+            sequence_moves: r.options.sequence_moves,
+            moves: (r.verdict == "solvable").then_some(r.moves.len()),
+            verdict: r.verdict,
+            nodes: r.nodes,
+            states: r.states,
+            ms: (r.seconds * 1000.0).round() as u64,
+            score: r.score.unwrap_or(0),
+            limit: r.limit.unwrap_or_default(),
+            numbering: r.numbering.unwrap_or_else(|| "castle".to_string()),
+        });
+    }
+    Ok(rows)
+}
 
 /// A 95% Wilson score interval for `k` successes in `n` trials.
 pub fn wilson(k: u64, n: u64) -> (f64, f64) {
@@ -100,7 +156,7 @@ pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
             match r.verdict.as_str() {
                 "solvable" => {
                     s.winnable += 1;
-                    lengths.push(r.moves as u64);
+                    lengths.push(r.moves.unwrap_or(0) as u64);
                 }
                 "unsolvable" => {
                     s.unsolvable += 1;
