@@ -120,6 +120,7 @@ pub mod formats;
 pub mod moves;
 pub mod peer;
 pub mod play;
+pub mod plot;
 pub mod pysol;
 pub mod render;
 pub mod report;

@@ -157,7 +157,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for f in &a.files {
                 rows.extend(stats::read_rows(f)?);
             }
-            stats::write(&mut out, &stats::merge(rows), a.csv.as_deref())?;
+            let merged = stats::merge(rows);
+            match a.format {
+                cli::StatsFormat::Text => stats::write(&mut out, &merged, a.csv.as_deref())?,
+                f => {
+                    stats::write_rows(&mut out, &merged, f == cli::StatsFormat::Json)?;
+                    if let Some(csv) = &a.csv {
+                        stats::write(&mut std::io::sink(), &merged, Some(csv))?;
+                    }
+                }
+            }
+            if let Some(svg) = &a.plot {
+                castle::plot::plot(&merged, svg)?;
+            }
         }
         Command::Analyze(a) => {
             let deal = a.source.load()?;
