@@ -424,7 +424,8 @@ impl Tally {
         let n = self.deals();
         (n > 0).then(|| {
             format!(
-                "{n} deals: {} winnable, {} unsolvable, {} unknown ({} done before{})",
+                "{}: {} winnable, {} unsolvable, {} unknown ({} done before{})",
+                crate::render::count(n, "deal"),
                 self.won,
                 self.lost,
                 self.unknown,

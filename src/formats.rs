@@ -108,9 +108,33 @@ pub fn read_deal(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, In
         Format::Fcs => read_fcs(text, origin, opts)?,
         Format::Json => read_json(text, origin, opts)?,
     };
-    deal.validate()
-        .map_err(|e| InputError(format!("{origin}: {e}")))?;
+    deal.validate().map_err(|e| match e {
+        crate::deal::DealError::PileCount { found, .. } if opts.variant.is_none() => {
+            InputError(format!("{origin}: {e}{}", variants_with_piles(found)))
+        }
+        e => InputError(format!("{origin}: {e}")),
+    })?;
     Ok(deal)
+}
+
+/// The hint after a pile count that does not fit: the variants dealt with `piles` piles
+/// (`; 10 piles: fortress or castile? add --variant`), or nothing when none is.
+fn variants_with_piles(piles: usize) -> String {
+    let names: Vec<&str> = Variant::ALL
+        .into_iter()
+        .filter(|v| v.rules().piles == piles)
+        .map(Variant::name)
+        .collect();
+    match names[..] {
+        [] => String::new(),
+        [one] => format!("; {piles} piles: {one}? add --variant {one}"),
+        _ => format!(
+            "; {piles} piles: {}? add --variant",
+            names
+                .join(" or ")
+                .replacen(" or ", ", ", names.len().saturating_sub(2))
+        ),
+    }
 }
 
 /// What a file says about the rules (each field optional).

@@ -316,8 +316,8 @@ pub fn write(out: &mut impl Write, m: &Merge, csv: Option<&Path>) -> Result<(), 
     if m.duplicates > 0 {
         writeln!(
             out,
-            "note: {} rows appeared more than once and were counted once",
-            m.duplicates
+            "note: {} appeared more than once (each counted once)",
+            crate::render::count(m.duplicates, "row")
         )?;
     }
     for (group, seed, verdicts) in &m.conflicts {
