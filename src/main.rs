@@ -146,11 +146,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let batch = Batch::open(opts)?;
             let bar = progress::batch_bar(batch.todo(), a.quiet);
+            let t0 = std::time::Instant::now();
             let tally = batch.run(&mut out, &mut |t| progress::batch_step(&bar, t))?;
             bar.finish_and_clear();
-            if let Some(summary) = tally.summary() {
-                eprintln!("{summary}");
-            }
+            eprintln!(
+                "{}",
+                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref())
+            );
         }
         Command::Stats(a) => {
             let mut rows = Vec::new();
