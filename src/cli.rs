@@ -172,7 +172,7 @@ pub enum RowFormat {
 #[derive(Args, Debug)]
 pub struct BatchArgs {
     /// The variant (aliases: bc and beleaguered-fortress, sa, bastion for castile).
-    #[arg(long, short = 'v', default_value = "beleaguered-castle", value_parser = variant_names(), ignore_case = true)]
+    #[arg(long, short = 'v', default_value = "beleaguered-castle", value_parser = variant_names())]
     pub variant: String,
     /// Rule options and deal numbering.
     #[command(flatten)]
@@ -242,7 +242,7 @@ pub enum StatsFormat {
 pub struct DealSource {
     /// The variant (default beleaguered-castle; aliases: bc and beleaguered-fortress,
     /// sa, bastion for castile).
-    #[arg(long, short = 'v', value_parser = variant_names(), ignore_case = true)]
+    #[arg(long, short = 'v', value_parser = variant_names())]
     pub variant: Option<String>,
     /// Deal number (the project's numbering).
     #[arg(long, short = 's', conflicts_with = "deal")]
@@ -368,12 +368,43 @@ const TUNING: &str = "Search tuning (no verdict depends on these)";
 /// The help heading of the short-solution search.
 const SHORT: &str = "Shorter solutions";
 
-/// The variant names, and their aliases, for `--variant` (completed by the shells).
-fn variant_names() -> clap::builder::PossibleValuesParser {
-    use clap::builder::PossibleValue;
-    clap::builder::PossibleValuesParser::new(
-        Variant::ALL.map(|v| PossibleValue::new(v.name()).aliases(v.aliases().iter().copied())),
-    )
+/// `--variant`: parsed by the library (its message for an unknown name, which lists the
+/// names), with the names and aliases as the possible values the shells complete.
+#[derive(Clone, Copy, Debug)]
+struct VariantNames;
+
+impl clap::builder::TypedValueParser for VariantNames {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse::<Variant>()
+            .map(|v| v.name().to_string())
+            .map_err(|e| {
+                clap::Error::raw(
+                    clap::error::ErrorKind::InvalidValue,
+                    format!("--variant: {e}\n"),
+                )
+            })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        Some(Box::new(Variant::ALL.into_iter().map(|v| {
+            PossibleValue::new(v.name()).aliases(v.aliases().iter().copied())
+        })))
+    }
+}
+
+fn variant_names() -> VariantNames {
+    VariantNames
 }
 
 /// Search budgets.
@@ -486,7 +517,7 @@ pub struct BenchArgs {
     pub baseline: bool,
     /// Only the sets of this variant (aliases: bc and beleaguered-fortress, sa, bastion for
     /// castile); with --deal, the variant of the deal files.
-    #[arg(long, short = 'v', value_parser = variant_names(), ignore_case = true)]
+    #[arg(long, short = 'v', value_parser = variant_names())]
     pub variant: Option<String>,
     /// Threads searching each deal together (the sets still run one deal at a time; default
     /// 1, and 2 with --deal).
@@ -714,12 +745,27 @@ impl SolveArgs {
     /// and it is not a terminal.
     pub fn load(&self) -> Result<Deal, castle::Error> {
         let mut src = self.source.clone();
+        let implicit = self.file.is_none()
+            && src.seed.is_none()
+            && src.deal.is_none()
+            && !std::io::stdin().is_terminal();
         if let Some(f) = &self.file {
             src.deal = Some(f.clone());
-        } else if src.seed.is_none() && src.deal.is_none() && !std::io::stdin().is_terminal() {
+        } else if implicit {
             src.deal = Some(PathBuf::from("-"));
         }
-        src.load()
+        match src.load() {
+            // Nothing on standard input: the user gave no deal at all.
+            Err(castle::Error::Input(InputError(m)))
+                if implicit && m.starts_with("<stdin>: the file is empty") =>
+            {
+                Err(input(
+                    "give a deal: --seed N (with --variant), a deal file, or the deal on standard input",
+                )
+                .into())
+            }
+            loaded => loaded,
+        }
     }
 }
 
