@@ -364,6 +364,29 @@ mod tests {
     }
 
     #[test]
+    fn cards_carried_round_the_empty_piles_are_cut() {
+        // bc deal 42's first win (165 moves) carries 3C, 4C, 3D and 4D round the empty piles
+        // and back; cutting exact repeats and merging alone left 155 moves, the permuted loops
+        // and excursions take it to 129. The result replays (checked here, by the checker).
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 42);
+        let raw = Solver {
+            shorten: false,
+            ..Solver::default()
+        };
+        let out = raw.solve(&deal).unwrap();
+        assert_eq!(out.verdict, Verdict::Solvable);
+        let short = shorten(&deal, &out.moves).unwrap();
+        assert!(check_win(&deal, &crate::check::steps_of(&short)).is_ok());
+        assert!(
+            short.len() <= 130 && out.moves.len() >= 160,
+            "{} -> {}",
+            out.moves.len(),
+            short.len()
+        );
+        assert_eq!(shorten(&deal, &short).unwrap(), short, "a fixed point");
+    }
+
+    #[test]
     fn a_list_that_does_not_win_is_an_error() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
         let first = Board::new(&deal).legal_steps()[0].clone();
