@@ -234,6 +234,9 @@ fn cut_permuted_loop(deal: &Deal, steps: &[Step]) -> Option<Vec<Step>> {
     None
 }
 
+/// The farthest apart two moves of a card may be for step 4 to try them.
+const EXCURSION: usize = 24;
+
 /// One pass of step 4 of the module docs. A changed list is kept when its moves up to the
 /// changed one replay and leave the board the original moves left there: from that board the
 /// rest of the list replays as it did.
@@ -242,7 +245,10 @@ fn cut_excursions(deal: &Deal, mut steps: Vec<Step>) -> Vec<Step> {
     let mut i = 0;
     while i < steps.len() {
         let s = &steps[i];
-        let next = (i + 1..steps.len()).find(|&j| steps[j].card == s.card);
+        // Within EXCURSION moves: further apart, the cards between nearly always depend on
+        // the move (and each trial replays the moves between).
+        let end = steps.len().min(i + 1 + EXCURSION);
+        let next = (i + 1..end).find(|&j| steps[j].card == s.card);
         if let Some(j) = next.filter(|&j| s.count == 1 && steps[j].count == 1 && j > i + 1) {
             let mut trial: Vec<Step> = steps[i + 1..=j].to_vec();
             let last = trial.len() - 1;
