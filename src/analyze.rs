@@ -57,9 +57,22 @@ pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
         .enumerate()
     {
         let words: Vec<&str> = pair.split_whitespace().collect();
+        // A bare number names a tableau pile (`3 f` is `t3 f`), as `play` reads it.
+        let pile = |w: &str| {
+            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+                format!("t{w}")
+            } else {
+                w.to_string()
+            }
+        };
+        let named: Vec<String> = words.iter().take(2).map(|w| pile(w)).collect();
+        let (from, to) = match &named[..] {
+            [from, to] => (from.as_str(), to.as_str()),
+            _ => ("", ""),
+        };
         let (from, to, count) = match words[..] {
-            [from, to] => (from, to, Some(1)),
-            [from, to, n] => (from, to, n.parse::<usize>().ok().filter(|&n| n >= 1)),
+            [_, _] => (from, to, Some(1)),
+            [_, _, n] => (from, to, n.parse::<usize>().ok().filter(|&n| n >= 1)),
             _ => (pair, pair, None),
         };
         let Some(count) = count.filter(|_| (2..=3).contains(&words.len())) else {

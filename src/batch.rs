@@ -39,8 +39,9 @@ pub struct Row {
     pub sequence_moves: String,
     /// `solvable`, `unsolvable` or `unknown`.
     pub verdict: String,
-    /// Solution length in single moves (0 if none).
-    pub moves: usize,
+    /// Solution length in single moves; empty if there is no solution (files written before
+    /// said 0).
+    pub moves: Option<usize>,
     /// Nodes searched.
     pub nodes: u64,
     /// States stored at the end.
@@ -81,7 +82,7 @@ impl Row {
             foundation_return: o.foundation_return,
             sequence_moves: o.sequence_moves.name().to_string(),
             verdict: out.verdict.name().to_string(),
-            moves: out.moves.len(),
+            moves: (out.verdict == Verdict::Solvable).then_some(out.moves.len()),
             nodes: out.nodes,
             states: out.states,
             ms: (out.seconds * 1000.0).round() as u64,
@@ -223,7 +224,7 @@ pub fn rows_from_bytes(bytes: Vec<u8>, origin: &str) -> Result<Vec<Row>, InputEr
     rows_from(text.as_bytes(), origin)
 }
 
-fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, InputError> {
+pub(crate) fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<Row>, InputError> {
     let mut r = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(reader);
@@ -555,7 +556,8 @@ impl Tally {
         let n = self.deals();
         (n > 0).then(|| {
             format!(
-                "{n} deals: {} winnable, {} unsolvable, {} unknown ({} done before{})",
+                "{}: {} winnable, {} unsolvable, {} unknown ({} done before{})",
+                crate::render::count(n, "deal"),
                 self.won,
                 self.lost,
                 self.unknown,
@@ -659,7 +661,7 @@ impl Batch {
                         out.flush()?;
                     }
                     (None, RowFormat::Jsonl) => {
-                        let report = Report::new(&deal, &outcome);
+                        let report = Report::new(&deal, &outcome).numbered(o.numbering);
                         serde_json::to_writer(&mut *out, &report)?;
                         writeln!(out)?;
                         out.flush()?;

@@ -356,8 +356,8 @@ pub fn sets_with_peer(
 }
 
 /// `castle bench --deal FILE...`: each deal (a name and the deal, or the error reading it)
-/// solved with one thread and with `threads` (at least 2), each run's peak memory and the
-/// speed-up; with `peer`, fc-solve's run too (when it is installed).
+/// solved with one thread and, when `threads` is more than 1, with `threads` too (each run's
+/// peak memory, and the speed-up); with `peer`, fc-solve's run too (when it is installed).
 ///
 /// # Errors
 /// The first deal that could not be read; writing `out`; a solve's internal error.
@@ -368,7 +368,7 @@ pub fn deals(
     deals: impl IntoIterator<Item = Result<(String, Deal), Error>>,
     peer: Option<&PeerOptions>,
 ) -> Result<(), Error> {
-    let threads = threads.max(2);
+    let runs: &[usize] = if threads > 1 { &[1, threads] } else { &[1] };
     writeln!(
         out,
         "{:<28} {:>7} {:>11} {:>7} {:>12} {:>11} {:>8} {:>9} {:>9} {:>9}",
@@ -386,7 +386,7 @@ pub fn deals(
     for named in deals {
         let (name, deal) = named?;
         let mut secs = Vec::new();
-        for t in [1, threads] {
+        for &t in runs {
             let s = Solver {
                 threads: t,
                 ..*solver
@@ -410,12 +410,14 @@ pub fn deals(
             )?;
             secs.push(o.seconds);
         }
-        writeln!(
-            out,
-            "{:<28} speed-up with {threads} threads: {:.2}x",
-            "",
-            secs[0] / secs[1].max(1e-9)
-        )?;
+        if let [one, more] = secs[..] {
+            writeln!(
+                out,
+                "{:<28} speed-up with {threads} threads: {:.2}x",
+                "",
+                one / more.max(1e-9)
+            )?;
+        }
         if let Some((peer, exe)) = peer.and_then(|p| Some((p, crate::peer::fc_solve_path()?))) {
             let p = crate::peer::run_fc_solve_capped(
                 &exe,

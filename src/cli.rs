@@ -27,33 +27,94 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Print a numbered deal.
+    /// Print a numbered deal, or re-print a deal file in another format.
+    #[command(after_help = DEAL_EXAMPLES)]
     Deal(DealArgs),
     /// Solve a deal exactly: a checked winning line, a proof of no win, or `unknown`.
+    #[command(after_help = SOLVE_EXAMPLES)]
     Solve(SolveArgs),
     /// Replay a solution (the JSON that `solve --format json` prints, or fc-solve's output
     /// with --fc-solve) and check every move.
+    #[command(after_help = VERIFY_EXAMPLES)]
     Verify(VerifyArgs),
     /// List the variants and their rules.
     Variants,
-    /// Print shell completions.
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
     /// Run the fixed benchmark sets and print nodes, speed and memory.
+    #[command(after_help = BENCH_EXAMPLES)]
     Bench(BenchArgs),
     /// Solve a range of numbered deals in parallel: CSV or JSON-lines rows, resumable.
+    #[command(after_help = BATCH_EXAMPLES)]
     Batch(BatchArgs),
-    /// Merge batch CSV files and print win rates (95% Wilson intervals) and distributions.
+    /// Merge batch files (CSV or JSON lines) and print win rates (95% Wilson intervals) and
+    /// distributions, as text, JSON or CSV, or drawn as an SVG picture.
+    #[command(after_help = STATS_EXAMPLES)]
     Stats(StatsArgs),
     /// Every legal move from a position, each with whether the game is still winnable after
     /// it, and the position's difficulty (nodes to decide, solution length).
+    #[command(after_help = ANALYZE_EXAMPLES)]
     Analyze(AnalyzeArgs),
     /// Play a deal in the terminal, with the solver as a coach (one command per line when
     /// standard input or output is not a terminal; `help` lists the commands).
+    #[command(after_help = PLAY_EXAMPLES)]
     Play(PlayArgs),
 }
+
+const DEAL_EXAMPLES: &str = "Examples:
+  castle deal --seed 42                       deal 42 of beleaguered-castle, as text
+  castle deal -v citadel --seed 7 --board     drawn as the game lays it out
+  castle deal --seed 42 --format fcs          as an fc-solve board
+  castle deal --seed 67 --numbering pysol     PySolFC's game 67";
+
+const SOLVE_EXAMPLES: &str =
+    "By default the win printed is the shortest castle finds within a small budget (a short
+best-first search after the win, 20,000 positions); --raw prints the search's first win as
+found, --short searches longer (and says when no win is shorter).
+
+Examples:
+  castle solve --seed 42                      board, verdict, numbered moves
+  castle solve my-board.txt                   a deal file (text, fc-solve board or JSON)
+  castle solve < board.fcs                    a deal on standard input
+  castle solve -v castile --seed 7 -f json    the JSON report (castle verify reads it)
+  castle solve --seed 42 --short              search on for the shortest win
+  castle solve -v courtyard --seed 1 --max-seconds 10";
+
+const VERIFY_EXAMPLES: &str = "Examples:
+  castle solve --seed 42 -f json > sol.json && castle verify sol.json
+  castle verify --fc-solve fc.out --seed 3041     fc-solve's solution of deal 3041";
+
+const COMPLETIONS_EXAMPLES: &str = "Examples:
+  castle completions bash > ~/.local/share/bash-completion/completions/castle
+  castle completions fish > ~/.config/fish/completions/castle.fish";
+
+const BENCH_EXAMPLES: &str = "Examples:
+  castle bench -v bc                          the beleaguered-castle set only
+  castle bench --deal hard.fcs                one deal with one thread and with two
+  castle bench --deal hard.fcs -j 1           one deal with one thread only";
+
+const BATCH_EXAMPLES: &str = "Examples:
+  castle batch --seeds 1..1000 --csv bc.csv             resumable: run it again to go on
+  castle batch -v sa --seeds 1..100 -f jsonl > sa.jsonl
+  castle batch --seeds 1..100000 --shard 0/4 --csv bc-0.csv   one machine's quarter";
+
+const STATS_EXAMPLES: &str = "Examples:
+  castle stats bc.csv                         win rate, lengths, nodes
+  castle stats bc-0.csv bc-1.csv bc-2.csv     shards merged (duplicates counted once)
+  castle stats bc.csv sa.jsonl --format csv   one line per variant and options
+  castle stats bc.csv sa.csv --plot out.svg   the pictures";
+
+const ANALYZE_EXAMPLES: &str = "Examples:
+  castle analyze --seed 42                    every first move, winnable or not
+  castle analyze --seed 42 --after \"t1 f, 3 f\"  after two moves";
+
+const PLAY_EXAMPLES: &str = "Examples:
+  castle play --seed 42
+  printf 'hint\\nquit\\n' | castle play --seed 42   one command per line";
 
 /// `castle play`.
 #[derive(Args, Debug)]
@@ -110,8 +171,8 @@ pub enum RowFormat {
 /// `castle batch`.
 #[derive(Args, Debug)]
 pub struct BatchArgs {
-    /// The variant.
-    #[arg(long, short = 'v', default_value = "beleaguered-castle")]
+    /// The variant (aliases: bc and beleaguered-fortress, sa, bastion for castile).
+    #[arg(long, short = 'v', default_value = "beleaguered-castle", value_parser = variant_names())]
     pub variant: String,
     /// Rule options and deal numbering.
     #[command(flatten)]
@@ -150,20 +211,38 @@ pub struct BatchArgs {
 /// `castle stats`.
 #[derive(Args, Debug)]
 pub struct StatsArgs {
-    /// Batch CSV files (shards of one run, or several runs).
+    /// Batch files, CSV or JSON lines (shards of one run, or several runs).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Write the summary as CSV to this file.
+    /// Also write the summary as CSV to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    /// Output format: text, or one JSON object / CSV line per variant and options (point
+    /// win rate, both interval ends, the options as columns of their own).
+    #[arg(long, short = 'f', value_enum, default_value = "text")]
+    pub format: StatsFormat,
+    /// Draw the win rates, solution lengths, lost deals' scores and times to this SVG file.
+    #[arg(long, value_name = "SVG")]
+    pub plot: Option<PathBuf>,
+}
+
+/// Output formats of `stats`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatsFormat {
+    /// For people.
+    Text,
+    /// One JSON object per line, one line per variant and options.
+    Json,
+    /// CSV, one row per variant and options.
+    Csv,
 }
 
 /// Which deal, by number or from a file.
 #[derive(Args, Debug, Clone)]
 pub struct DealSource {
-    /// The variant (beleaguered-castle, streets-and-alleys, citadel, fortress, castile,
-    /// courtyard; also beleaguered-fortress).
-    #[arg(long, short = 'v')]
+    /// The variant (default beleaguered-castle; aliases: bc and beleaguered-fortress,
+    /// sa, bastion for castile).
+    #[arg(long, short = 'v', value_parser = variant_names())]
     pub variant: Option<String>,
     /// Deal number (the project's numbering).
     #[arg(long, short = 's', conflicts_with = "deal")]
@@ -180,6 +259,11 @@ pub struct DealSource {
 }
 
 impl DealSource {
+    /// Whose number `--seed` is.
+    pub fn numbering(&self) -> castle::deal::Numbering {
+        self.rules.numbering.into()
+    }
+
     /// True if any of these flags was given (a command that reads its deal elsewhere refuses
     /// them).
     pub fn given(&self) -> bool {
@@ -208,8 +292,8 @@ pub struct RuleArgs {
     /// `unlimited`: an ordered run moves as one move whatever the empty piles.
     #[arg(long, value_enum)]
     pub sequence_moves: Option<SequenceArg>,
-    /// Whose deal numbers `--seed` means: this project's, or PySolFC's game numbers
-    /// (beleaguered-castle, streets-and-alleys, citadel).
+    /// Whose deal numbers the seeds (--seed, --seeds) are: this project's, or PySolFC's game
+    /// numbers (beleaguered-castle, streets-and-alleys, citadel).
     #[arg(long, value_enum, default_value = "castle")]
     pub numbering: Numbering,
 }
@@ -277,17 +361,57 @@ pub struct DealArgs {
     pub board: bool,
 }
 
+/// The help heading of the budgets.
+const BUDGETS: &str = "Budgets";
+/// The help heading of the flags that tune the search (none changes a verdict).
+const TUNING: &str = "Search tuning (no verdict depends on these)";
+/// The help heading of the short-solution search.
+const SHORT: &str = "Shorter solutions";
+
+/// `--variant`: the text as given (the library parses it, with its message for an unknown
+/// name), and the names and aliases as the possible values that the help lists and the
+/// shells complete.
+#[derive(Clone, Copy, Debug)]
+struct VariantNames;
+
+impl clap::builder::TypedValueParser for VariantNames {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        // Checked where the deal is made ([`parse_variant`]), with the library's message.
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        Some(Box::new(Variant::ALL.into_iter().map(|v| {
+            PossibleValue::new(v.name()).aliases(v.aliases().iter().copied())
+        })))
+    }
+}
+
+fn variant_names() -> VariantNames {
+    VariantNames
+}
+
 /// Search budgets.
 #[derive(Args, Debug, Clone)]
 pub struct BudgetArgs {
     /// Stop after this many nodes (then the verdict is `unknown`).
-    #[arg(long)]
+    #[arg(long, help_heading = BUDGETS)]
     pub max_nodes: Option<u64>,
     /// Stop after this many seconds (then the verdict is `unknown`).
-    #[arg(long)]
+    #[arg(long, help_heading = BUDGETS)]
     pub max_seconds: Option<f64>,
     /// MiB for the transposition table; when full, entries are replaced (slower, still exact).
-    #[arg(long, default_value_t = castle::solver::DEFAULT_MEMORY_MIB)]
+    #[arg(long, help_heading = BUDGETS, default_value_t = castle::solver::DEFAULT_MEMORY_MIB)]
     pub memory: usize,
     /// Switch off the search reductions (for checking them; much slower).
     #[arg(long, hide = true)]
@@ -307,13 +431,13 @@ pub struct BudgetArgs {
     #[arg(long, hide = true)]
     pub no_shorten: bool,
     /// Skip the quick phase (the complete search decides every deal).
-    #[arg(long)]
+    #[arg(long, help_heading = TUNING)]
     pub no_quick: bool,
     /// No best-first search between the depth-first attempts.
-    #[arg(long)]
+    #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
     /// No probes (short depth-first attempts with new move orders) between the long ones.
-    #[arg(long)]
+    #[arg(long, help_heading = TUNING)]
     pub no_probes: bool,
     /// No suit-blind quotient between the attempts (its budgeted searches of a smaller space
     /// can prove a loss that the exact search would take far longer to prove).
@@ -321,23 +445,31 @@ pub struct BudgetArgs {
     pub no_quotient: bool,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
-    #[arg(long, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
+    #[arg(long, help_heading = TUNING, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
     pub probe_nodes: u64,
     /// After a win, search best-first for a shorter one (weighted A*, then plain A*); says
     /// when the win printed is the shortest there is.
-    #[arg(long)]
+    #[arg(long, help_heading = SHORT)]
     pub short: bool,
     /// Positions the --short search may expand (about 80 bytes each, within --memory).
-    #[arg(long, default_value_t = 1_000_000, requires = "short")]
+    #[arg(long, help_heading = SHORT, default_value_t = 1_000_000, requires = "short")]
     pub short_nodes: u64,
 }
 
 /// `castle solve`.
 #[derive(Args, Debug)]
 pub struct SolveArgs {
+    /// A deal file (text, fc-solve board or JSON), as --deal; with no deal given and standard
+    /// input not a terminal, the deal is read from standard input.
+    #[arg(value_name = "DEAL_FILE", conflicts_with_all = ["seed", "deal"])]
+    pub file: Option<PathBuf>,
     /// Which deal.
     #[command(flatten)]
     pub source: DealSource,
+    /// Print the search's first win as found: no shortening (the default prints the
+    /// shortest win a small best-first search finds after it).
+    #[arg(long, help_heading = SHORT, conflicts_with = "short")]
+    pub raw: bool,
     /// Budgets.
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -381,14 +513,17 @@ pub struct BenchArgs {
     /// Also run every set with the reductions off, as the baseline for the ratios.
     #[arg(long)]
     pub baseline: bool,
-    /// Only the sets of this variant.
-    #[arg(long)]
+    /// Only the sets of this variant (aliases: bc and beleaguered-fortress, sa, bastion for
+    /// castile); with --deal, the variant of the deal files.
+    #[arg(long, short = 'v', value_parser = variant_names())]
     pub variant: Option<String>,
-    /// Threads searching each deal together (the sets still run one deal at a time).
-    #[arg(long, short = 'j', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
-    pub threads: u16,
+    /// Threads searching each deal together (the sets still run one deal at a time; default
+    /// 1, and 2 with --deal).
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: Option<u16>,
     /// Solve these deal files instead of the sets, each with one thread and with --threads
-    /// (default 2 here), printing the speed-up and each run's peak memory.
+    /// (default 2 here; -j 1 runs one thread only), printing the speed-up and each run's peak
+    /// memory.
     #[arg(long = "deal", value_name = "FILE")]
     pub deals: Vec<PathBuf>,
     /// Also solve every deal with fc-solve's complete search (`-to 0AB -sp r:tf`), if it is
@@ -611,13 +746,52 @@ impl BudgetArgs {
     }
 }
 
+/// Positions the short-solution search of a plain `castle solve` may expand: about 0.1 s.
+/// `castle solve --seed 42` goes from 129 moves to 72 with it.
+pub const DEFAULT_SHORT_NODES: u64 = 20_000;
+
 impl SolveArgs {
-    /// The solver: the budgets, with `--threads`.
+    /// The solver: the budgets, with `--threads`; the short-solution search with a small
+    /// budget unless `--raw` or `--short` says otherwise.
     pub fn to_solver(&self) -> Result<Solver, InputError> {
-        Ok(Solver {
+        let mut solver = Solver {
             threads: usize::from(self.threads),
             ..self.budget.to_solver()?
-        })
+        };
+        if self.raw {
+            solver.shorten = false;
+            solver.short = None;
+        } else if solver.short.is_none() {
+            solver.short = Some(DEFAULT_SHORT_NODES);
+        }
+        Ok(solver)
+    }
+
+    /// The deal: the positional file, --seed or --deal, or standard input when none is given
+    /// and it is not a terminal.
+    pub fn load(&self) -> Result<Deal, castle::Error> {
+        let mut src = self.source.clone();
+        let implicit = self.file.is_none()
+            && src.seed.is_none()
+            && src.deal.is_none()
+            && !std::io::stdin().is_terminal();
+        if let Some(f) = &self.file {
+            src.deal = Some(f.clone());
+        } else if implicit {
+            src.deal = Some(PathBuf::from("-"));
+        }
+        match src.load() {
+            // Nothing on standard input: the user gave no deal at all.
+            Err(castle::Error::Input(InputError(m)))
+                if implicit && m.starts_with("<stdin>: the file is empty") =>
+            {
+                Err(input(
+                    "give a deal: --seed N (with --variant), a deal file, or the deal on standard input",
+                )
+                .into())
+            }
+            loaded => loaded,
+        }
     }
 }
 
@@ -625,9 +799,14 @@ impl BenchArgs {
     /// The solver: the budgets, with `--threads`.
     pub fn to_solver(&self) -> Result<Solver, InputError> {
         Ok(Solver {
-            threads: usize::from(self.threads),
+            threads: usize::from(self.threads.unwrap_or(1)),
             ..self.budget.to_solver()?
         })
+    }
+
+    /// Threads of the second run of each `--deal` (1: no second run).
+    pub fn deal_threads(&self) -> usize {
+        usize::from(self.threads.unwrap_or(2))
     }
 
     /// How fc-solve runs under `--peer`.

@@ -158,6 +158,18 @@ impl Numbering {
     }
 }
 
+impl std::str::FromStr for Numbering {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Numbering, String> {
+        match s.trim() {
+            "castle" => Ok(Numbering::Castle),
+            "pysol" => Ok(Numbering::Pysol),
+            _ => Err(format!("`{s}` is not a deal numbering (castle or pysol)")),
+        }
+    }
+}
+
 /// The most cards one tableau pile can hold in the search's packed position. A dealt pile of
 /// this family has at most 7 cards and at most 12 more can be built on its top, so 32 is ample.
 pub const MAX_PILE: usize = 32;

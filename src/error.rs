@@ -28,6 +28,14 @@ pub enum Error {
         /// What went wrong.
         source: csv::Error,
     },
+    /// Drawing or writing a picture (`stats --plot`) failed.
+    #[error("{path}: cannot draw the picture: {message}")]
+    Plot {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
     /// Reading standard input failed.
     #[error("reading standard input")]
     Stdin(#[source] std::io::Error),

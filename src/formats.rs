@@ -110,9 +110,33 @@ pub fn read_deal(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, In
         Format::Fcs => read_fcs(text, origin, opts)?,
         Format::Json => read_json(text, origin, opts)?,
     };
-    deal.validate()
-        .map_err(|e| InputError(format!("{origin}: {e}")))?;
+    deal.validate().map_err(|e| match e {
+        crate::deal::DealError::PileCount { found, .. } if opts.variant.is_none() => {
+            InputError(format!("{origin}: {e}{}", variants_with_piles(found)))
+        }
+        e => InputError(format!("{origin}: {e}")),
+    })?;
     Ok(deal)
+}
+
+/// The hint after a pile count that does not fit: the variants dealt with `piles` piles
+/// (`; 10 piles: fortress or castile? add --variant`), or nothing when none is.
+fn variants_with_piles(piles: usize) -> String {
+    let names: Vec<&str> = Variant::ALL
+        .into_iter()
+        .filter(|v| v.rules().piles == piles)
+        .map(Variant::name)
+        .collect();
+    match names[..] {
+        [] => String::new(),
+        [one] => format!("; {piles} piles: {one}? add --variant {one}"),
+        _ => format!(
+            "; {piles} piles: {}? add --variant",
+            names
+                .join(" or ")
+                .replacen(" or ", ", ", names.len().saturating_sub(2))
+        ),
+    }
 }
 
 /// What a file says about the rules (each field optional).
@@ -255,6 +279,12 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                     Some(value.parse::<u64>().map_err(|_| {
                         err(origin, line, format!("`{}` is not a deal number", Cut(value)))
                     })?);
+            }
+            "numbering" => {
+                // Whose number `seed` is; the cards are given, so it is only checked.
+                value
+                    .parse::<crate::deal::Numbering>()
+                    .map_err(|e| err(origin, line, e))?;
             }
             "start-rank" => {
                 let rank = value.parse::<u8>().map_err(|_| {
@@ -527,6 +557,20 @@ fn foundation_tops(deal: &Deal) -> Vec<Card> {
         .filter(|&p| deal.foundations[p] > 0)
         .map(|p| Card::new(deal.foundations[p], Suit::from_index(p % 4)))
         .collect()
+}
+
+/// Writes a numbered deal in the text format, with a `numbering:` line after the seed when
+/// the number is not castle's own.
+pub fn write_text_numbered(deal: &Deal, numbering: crate::deal::Numbering) -> String {
+    let text = write_text(deal);
+    match deal.seed {
+        Some(seed) if numbering != crate::deal::Numbering::Castle => text.replacen(
+            &format!("seed: {seed}\n"),
+            &format!("seed: {seed}\nnumbering: {}\n", numbering.name()),
+            1,
+        ),
+        _ => text,
+    }
 }
 
 /// Writes a deal in the text format (it reads back to the same deal).

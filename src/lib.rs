@@ -123,6 +123,7 @@ pub mod moves;
 pub mod peer;
 pub mod pile;
 pub mod play;
+pub mod plot;
 pub mod pysol;
 pub mod render;
 pub mod report;

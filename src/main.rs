@@ -94,22 +94,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let deal = a.source.load()?;
             match a.format {
                 _ if a.board => write!(out, "{}", render::draw_board(&deal, cli::color()))?,
-                DealFormat::Text => out.write_all(formats::write_text(&deal).as_bytes())?,
+                DealFormat::Text => {
+                    let text = formats::write_text_numbered(&deal, a.source.numbering());
+                    out.write_all(text.as_bytes())?;
+                }
                 DealFormat::Fcs => out.write_all(formats::write_fcs(&deal)?.as_bytes())?,
-                DealFormat::Json => report::write_deal(&mut out, &deal)?,
+                DealFormat::Json => report::write_deal(&mut out, &deal, a.source.numbering())?,
             }
         }
         Command::Solve(a) => {
-            let deal = a.source.load()?;
+            let deal = a.load()?;
             let solver = a.to_solver()?;
             if !a.quiet {
                 note(&deal.rules, &solver);
             }
             let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
             match a.format {
-                OutFormat::Json => report::write_report(&mut out, &deal, &result)?,
+                OutFormat::Json => {
+                    report::write_report(&mut out, &deal, &result, a.source.numbering())?;
+                }
                 OutFormat::Text => {
-                    render::write_solve(&mut out, &deal, &result, &solver, cli::color())?;
+                    let numbering = a.source.numbering();
+                    render::write_solve(
+                        &mut out,
+                        &deal,
+                        &result,
+                        &solver,
+                        numbering,
+                        cli::color(),
+                    )?;
                 }
             }
         }
@@ -146,7 +159,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let peer = a.peer_options()?;
             if !a.deals.is_empty() {
                 let deals = a.deals.iter().map(|p| cli::read_deal_file(p, variant));
-                let threads = usize::from(a.threads);
+                let threads = a.deal_threads();
                 bench::deals(&mut out, &solver, threads, deals, a.peer.then_some(&peer))?;
             } else if a.peer {
                 bench::sets_with_peer(&mut out, &solver, variant, &peer)?;
@@ -161,18 +174,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let batch = Batch::open(opts)?;
             let bar = progress::batch_bar(batch.todo(), a.quiet);
+            let t0 = std::time::Instant::now();
             let tally = batch.run(&mut out, &mut |t| progress::batch_step(&bar, t))?;
             bar.finish_and_clear();
-            if let Some(summary) = tally.summary() {
-                eprintln!("{summary}");
-            }
+            eprintln!(
+                "{}",
+                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref())
+            );
         }
         Command::Stats(a) => {
             let mut rows = Vec::new();
             for f in &a.files {
-                rows.extend(castle::batch::read_rows(f)?);
+                rows.extend(stats::read_rows(f)?);
             }
-            stats::write(&mut out, &stats::merge(rows), a.csv.as_deref())?;
+            let merged = stats::merge(rows);
+            match a.format {
+                cli::StatsFormat::Text => stats::write(&mut out, &merged, a.csv.as_deref())?,
+                f => {
+                    stats::write_rows(&mut out, &merged, f == cli::StatsFormat::Json)?;
+                    if let Some(csv) = &a.csv {
+                        stats::write(&mut std::io::sink(), &merged, Some(csv))?;
+                    }
+                }
+            }
+            if let Some(svg) = &a.plot {
+                castle::plot::plot(&merged, svg)?;
+            }
         }
         Command::Analyze(a) => {
             let deal = a.source.load()?;

@@ -109,6 +109,31 @@ pub fn draw_moves(moves: &[Step]) -> String {
         .collect()
 }
 
+/// Numbered moves as [`draw_moves`] writes them, each card drawn as the board draws it (`2♥`
+/// in colour, `2H` without).
+pub fn draw_moves_in(moves: &[Step], color: Color) -> String {
+    let w = moves.len().to_string().len();
+    moves
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let text = m.to_string();
+            let rest = &text[m.card.to_string().len()..];
+            format!("{:>w$}. {}{rest}\n", i + 1, show(m.card, color))
+        })
+        .collect()
+}
+
+/// `n` and the noun, plural unless `n` is 1 (`1 move`, `2 moves`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// The options in force, as printed with every text result.
 pub fn rules_line(r: &Rules) -> String {
     let o = r.options;
@@ -134,9 +159,13 @@ pub fn write_solve(
     deal: &Deal,
     r: &Outcome,
     solver: &Solver,
+    numbering: crate::deal::Numbering,
     color: Color,
 ) -> Result<(), Error> {
     let title = match deal.seed {
+        Some(s) if numbering == crate::deal::Numbering::Pysol => {
+            format!("{} deal {s} (PySolFC's game number)", deal.rules.variant)
+        }
         Some(s) => format!("{} deal {s}", deal.rules.variant),
         None => format!("{} (deal from file)", deal.rules.variant),
     };
@@ -147,19 +176,32 @@ pub fn write_solve(
     let l = &solver.limits;
     match r.verdict {
         Verdict::Solvable => {
-            writeln!(out, "solvable: won in {} moves (checked by replay)", r.moves.len())?;
-            write!(out, "{}", draw_moves(&steps_of(&r.moves)))?;
+            writeln!(
+                out,
+                "solvable: won in {} (checked by replay)",
+                count(r.moves.len() as u64, "move")
+            )?;
+            write!(out, "{}", draw_moves_in(&steps_of(&r.moves), color))?;
         }
         Verdict::Unsolvable => writeln!(
             out,
-            "unsolvable: every reachable position was searched; no line wins (at best {} cards home)",
-            r.best_home
+            "unsolvable: every reachable position was searched; no line wins (at best {} home)",
+            count(r.best_home, "card")
         )?,
         Verdict::Unknown => {
             let why = match r.limit {
-                Some(Limit::Nodes) => format!("the node budget ran out (--max-nodes {})", l.max_nodes.unwrap_or(0)),
-                Some(Limit::Seconds) => format!("the time budget ran out (--max-seconds {})", l.max_seconds.unwrap_or(0.0)),
-                Some(Limit::Memory) => format!("the current line outgrew the memory budget (raise --memory, now {} MiB)", l.memory_bytes >> 20),
+                Some(Limit::Nodes) => format!(
+                    "the node budget ran out (--max-nodes {})",
+                    l.max_nodes.unwrap_or(0)
+                ),
+                Some(Limit::Seconds) => format!(
+                    "the time budget ran out (--max-seconds {})",
+                    l.max_seconds.unwrap_or(0.0)
+                ),
+                Some(Limit::Memory) => format!(
+                    "the current line outgrew the memory budget (raise --memory, now {} MiB)",
+                    l.memory_bytes >> 20
+                ),
                 None => "no reason recorded".to_string(),
             };
             writeln!(out, "unknown: {why}; this is not a proof either way")?;
@@ -178,7 +220,7 @@ pub fn write_solve(
         let what = if r.shortest {
             "no win is shorter"
         } else {
-            "a shorter win may exist (raise --short-nodes)"
+            "a shorter win may exist (--short, with --short-nodes, searches longer)"
         };
         writeln!(out, "short search: {nodes} positions; {what}")?;
     }
@@ -196,31 +238,58 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis, color: Color) -> Resul
     match whole.verdict {
         Verdict::Solvable => writeln!(
             out,
-            "this position is winnable: decided in {} nodes, a win in {} moves",
-            whole.nodes,
-            whole.moves.len()
+            "this position is winnable: decided in {}, a win in {}",
+            count(whole.nodes, "node"),
+            count(whole.moves.len() as u64, "move")
         )?,
         Verdict::Unsolvable => writeln!(
             out,
-            "this position is lost: proved in {} nodes",
-            whole.nodes
+            "this position is lost: proved in {}",
+            count(whole.nodes, "node")
         )?,
         Verdict::Unknown => writeln!(
             out,
-            "this position is undecided after {} nodes (a budget ran out)",
-            whole.nodes
+            "this position is undecided after {} (a budget ran out)",
+            count(whole.nodes, "node")
         )?,
     }
     if a.moves.is_empty() {
         writeln!(out, "no legal move")?;
     }
+    // Moves of one card from one pile to the empty piles are one choice: listed once, with
+    // the other empty piles named, when their verdicts agree.
+    let empty = |to: &str| {
+        to.strip_prefix('t')
+            .and_then(|k| k.parse::<usize>().ok())
+            .is_some_and(|k| a.position.tableau.get(k - 1).is_some_and(Vec::is_empty))
+    };
+    let mut lines: Vec<(&Step, Verdict, Vec<&str>)> = Vec::new();
     for (s, r) in &a.moves {
-        let what = match r.verdict {
+        let same = lines.iter_mut().find(|(t, v, _)| {
+            *v == r.verdict
+                && t.card == s.card
+                && t.from == s.from
+                && t.count == s.count
+                && empty(&t.to)
+                && empty(&s.to)
+        });
+        match same {
+            Some((_, _, others)) => others.push(&s.to),
+            None => lines.push((s, r.verdict, Vec::new())),
+        }
+    }
+    for (s, verdict, others) in lines {
+        let what = match verdict {
             Verdict::Solvable => "keeps the win",
             Verdict::Unsolvable => "loses",
             Verdict::Unknown => "unknown (budget)",
         };
-        writeln!(out, "  {} {} -> {}: {what}", s.card, s.from, s.to)?;
+        let or = if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (or {}: any empty pile)", others.join(", "))
+        };
+        writeln!(out, "  {} {} -> {}{or}: {what}", s.card, s.from, s.to)?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use crate::analyze::Analysis;
 use crate::card::Card;
 use crate::check::Step;
-use crate::deal::Deal;
+use crate::deal::{Deal, Numbering};
 use crate::solver::{Outcome, Verdict};
 use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
@@ -61,6 +61,10 @@ pub struct Report {
     pub variant: String,
     /// Deal number, or null for a deal read from a file.
     pub seed: Option<u64>,
+    /// Whose number `seed` is: `castle` or `pysol` (absent for a deal read from a file, and
+    /// in reports written before it existed, which are all `castle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numbering: Option<String>,
     /// Rule options.
     pub options: OptionsJson,
     /// The deal as dealt.
@@ -78,6 +82,10 @@ pub struct Report {
     pub seconds: f64,
     /// For `unknown`: `nodes`, `seconds` or `memory`.
     pub limit: Option<String>,
+    /// Cards on the foundations at the best point any searched line reached (all of them for
+    /// a win); absent for a line no search made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<u8>,
     /// The phase that decided the deal: `quick` or `complete` (null for `unknown`; absent in
     /// reports written before the quick phase existed).
     #[serde(default)]
@@ -150,6 +158,12 @@ impl Report {
         Report {
             variant: deal.rules.variant.name().to_string(),
             seed: deal.seed,
+            numbering: deal.seed.map(|_| Numbering::Castle.name().to_string()),
+            score: Some(if out.verdict == Verdict::Solvable {
+                deal.rules.cards() as u8
+            } else {
+                out.best_home
+            }),
             options: OptionsJson::of(deal),
             deal: DealJson::of(deal),
             verdict: out.verdict.name().to_string(),
@@ -183,6 +197,8 @@ impl Report {
         Report {
             variant: deal.rules.variant.name().to_string(),
             seed: deal.seed,
+            numbering: deal.seed.map(|_| Numbering::Castle.name().to_string()),
+            score: None,
             options: OptionsJson::of(deal),
             deal: DealJson::of(deal),
             verdict: verdict.name().to_string(),
@@ -195,6 +211,14 @@ impl Report {
             short: None,
             source: None,
         }
+    }
+
+    /// The report with the deal's number in `numbering` (for a numbered deal).
+    pub fn numbered(mut self, numbering: Numbering) -> Report {
+        if self.seed.is_some() {
+            self.numbering = Some(numbering.name().to_string());
+        }
+        self
     }
 
     /// The moves as checker steps.
@@ -221,12 +245,18 @@ impl Report {
     }
 }
 
-/// Writes the report of a solve as one line of JSON.
+/// Writes the report of a solve as one line of JSON (`numbering`: whose number the deal's
+/// seed is).
 ///
 /// # Errors
 /// Writing `out`.
-pub fn write_report(out: &mut impl Write, deal: &Deal, outcome: &Outcome) -> Result<(), Error> {
-    serde_json::to_writer(&mut *out, &Report::new(deal, outcome))?;
+pub fn write_report(
+    out: &mut impl Write,
+    deal: &Deal,
+    outcome: &Outcome,
+    numbering: Numbering,
+) -> Result<(), Error> {
+    serde_json::to_writer(&mut *out, &Report::new(deal, outcome).numbered(numbering))?;
     writeln!(out)?;
     Ok(())
 }
@@ -236,19 +266,22 @@ pub fn write_report(out: &mut impl Write, deal: &Deal, outcome: &Outcome) -> Res
 struct DealFileJson {
     variant: &'static str,
     seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    numbering: Option<&'static str>,
     options: OptionsJson,
     deal: DealJson,
 }
 
 /// Writes a deal as `castle deal --format json` prints it (pretty, every object's keys in
-/// alphabetical order, as the command has always printed them).
+/// alphabetical order, as the command has always printed them; `numbering` with the seed).
 ///
 /// # Errors
 /// Writing `out`.
-pub fn write_deal(out: &mut impl Write, deal: &Deal) -> Result<(), Error> {
+pub fn write_deal(out: &mut impl Write, deal: &Deal, numbering: Numbering) -> Result<(), Error> {
     let v = serde_json::to_value(DealFileJson {
         variant: deal.rules.variant.name(),
         seed: deal.seed,
+        numbering: deal.seed.map(|_| numbering.name()),
         options: OptionsJson::of(deal),
         deal: DealJson::of(deal),
     })?;

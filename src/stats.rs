@@ -4,10 +4,66 @@
 //! and, on request, as a CSV summary.
 
 use crate::batch::Row;
-use crate::Error;
+use crate::report::Report;
+use crate::{Error, InputError};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::Path;
+
+/// Reads the rows of a batch file: CSV (with its header), or JSON lines (`batch --format
+/// jsonl`, one solve report per line). A torn last line (no newline at the end, as a batch
+/// stopped mid-write leaves it) that does not parse is left out, as `batch` itself would cut
+/// it on resuming.
+///
+/// # Errors
+/// A message naming the file and line of a bad header or a row that does not parse.
+pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
+    let origin = path.display().to_string();
+    let text =
+        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    match rows_of(&text, &origin) {
+        Err(_) if keep > 0 && keep < text.len() => rows_of(&text[..keep], &origin),
+        rows => rows,
+    }
+}
+
+fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
+    let jsonl = text
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{');
+    if !jsonl {
+        return crate::batch::rows_from(text, origin);
+    }
+    let mut rows = Vec::new();
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let bad = |e: &dyn std::fmt::Display| {
+            InputError(format!("{origin}: line {}: not a solve report: {e}", i + 1))
+        };
+        let r: Report = serde_json::from_slice(line).map_err(|e| bad(&e))?;
+        let seed = r.seed.ok_or_else(|| bad(&"no seed"))?;
+        rows.push(Row {
+            seed,
+            variant: r.variant,
+            start_rank: r.options.start_rank,
+            foundation_return: r.options.foundation_return,
+            sequence_moves: r.options.sequence_moves,
+            moves: (r.verdict == "solvable").then_some(r.moves.len()),
+            verdict: r.verdict,
+            nodes: r.nodes,
+            states: r.states,
+            ms: (r.seconds * 1000.0).round() as u64,
+            score: r.score.unwrap_or(0),
+            limit: r.limit.unwrap_or_default(),
+            numbering: r.numbering.unwrap_or_else(|| "castle".to_string()),
+        });
+    }
+    Ok(rows)
+}
 
 /// A 95% Wilson score interval for `k` successes in `n` trials.
 pub fn wilson(k: u64, n: u64) -> (f64, f64) {
@@ -63,6 +119,8 @@ pub struct Merge {
     pub duplicates: u64,
     /// Seeds whose rows disagree on the verdict: (group, seed, verdicts).
     pub conflicts: Vec<(String, u64, Vec<String>)>,
+    /// The rows counted, by group (one per seed).
+    pub rows: BTreeMap<String, Vec<Row>>,
 }
 
 /// Merges rows from several files: one row per (group, seed). A seed seen again with the
@@ -100,7 +158,7 @@ pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
             match r.verdict.as_str() {
                 "solvable" => {
                     s.winnable += 1;
-                    lengths.push(r.moves as u64);
+                    lengths.push(r.moves.unwrap_or(0) as u64);
                 }
                 "unsolvable" => {
                     s.unsolvable += 1;
@@ -115,9 +173,119 @@ pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
         );
         s.length = quantiles(lengths);
         s.nodes = quantiles(rows.iter().map(|r| r.nodes).collect());
-        m.groups.insert(group, s);
+        m.groups.insert(group.clone(), s);
+        m.rows.insert(group, rows);
     }
     m
+}
+
+/// One group's summary as `stats --format json|csv` prints it: the options as fields of
+/// their own, the point win rate and both interval ends.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SummaryRow {
+    /// Variant name.
+    pub variant: String,
+    /// Option: start rank.
+    pub start_rank: u8,
+    /// Option: foundation return.
+    pub foundation_return: bool,
+    /// Option: sequence moves.
+    pub sequence_moves: String,
+    /// Whose deal numbers the seeds are.
+    pub numbering: String,
+    /// Deals.
+    pub deals: u64,
+    /// Proved winnable.
+    pub winnable: u64,
+    /// Proved lost.
+    pub unsolvable: u64,
+    /// Undecided.
+    pub unknown: u64,
+    /// Winnable deals over all deals.
+    pub win_rate: f64,
+    /// The 95% Wilson lower bound, unknowns counted as losses.
+    pub win_rate_low: f64,
+    /// The 95% Wilson upper bound, unknowns counted as wins.
+    pub win_rate_high: f64,
+    /// Solution lengths: min, median, p99, max.
+    pub len_min: u64,
+    /// See `len_min`.
+    pub len_median: u64,
+    /// See `len_min`.
+    pub len_p99: u64,
+    /// See `len_min`.
+    pub len_max: u64,
+    /// Nodes: min, median, p99, max.
+    pub nodes_min: u64,
+    /// See `nodes_min`.
+    pub nodes_median: u64,
+    /// See `nodes_min`.
+    pub nodes_p99: u64,
+    /// See `nodes_min`.
+    pub nodes_max: u64,
+}
+
+/// The summary rows of a merge, one per group.
+pub fn summary_rows(m: &Merge) -> Vec<SummaryRow> {
+    m.groups
+        .iter()
+        .filter_map(|(g, s)| {
+            let r = m.rows.get(g)?.first()?;
+            Some(SummaryRow {
+                variant: r.variant.clone(),
+                start_rank: r.start_rank,
+                foundation_return: r.foundation_return,
+                sequence_moves: r.sequence_moves.clone(),
+                numbering: r.numbering.clone(),
+                deals: s.deals,
+                winnable: s.winnable,
+                unsolvable: s.unsolvable,
+                unknown: s.unknown,
+                win_rate: s.winnable as f64 / s.deals.max(1) as f64,
+                win_rate_low: s.win_rate.0,
+                win_rate_high: s.win_rate.1,
+                len_min: s.length[0],
+                len_median: s.length[1],
+                len_p99: s.length[2],
+                len_max: s.length[3],
+                nodes_min: s.nodes[0],
+                nodes_median: s.nodes[1],
+                nodes_p99: s.nodes[2],
+                nodes_max: s.nodes[3],
+            })
+        })
+        .collect()
+}
+
+/// Writes the summary rows as JSON lines (`json`) or CSV with a header.
+///
+/// # Errors
+/// Writing `out`.
+pub fn write_rows(out: &mut impl Write, m: &Merge, json: bool) -> Result<(), Error> {
+    let rows = summary_rows(m);
+    if json {
+        for r in &rows {
+            serde_json::to_writer(&mut *out, r)?;
+            writeln!(out)?;
+        }
+        return Ok(());
+    }
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_error = |source| Error::Csv {
+        path: "<stdout>".into(),
+        source,
+    };
+    for r in &rows {
+        w.serialize(r).map_err(csv_error)?;
+    }
+    if rows.is_empty() {
+        w.write_record(["variant"]).map_err(csv_error)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| csv_error(e.into_error().into()))?;
+    out.write_all(&bytes)?;
+    Ok(())
 }
 
 /// The columns of the CSV summary (`castle stats --csv`).
@@ -148,8 +316,8 @@ pub fn write(out: &mut impl Write, m: &Merge, csv: Option<&Path>) -> Result<(), 
     if m.duplicates > 0 {
         writeln!(
             out,
-            "note: {} rows appeared more than once and were counted once",
-            m.duplicates
+            "note: {} appeared more than once (each counted once)",
+            crate::render::count(m.duplicates, "row")
         )?;
     }
     for (group, seed, verdicts) in &m.conflicts {

@@ -4,7 +4,7 @@
 use castle::batch::Tally;
 use castle::solver::{Progress, SolveError};
 use castle::{Deal, Outcome, Solver};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -47,15 +47,47 @@ pub fn batch_bar(total: u64, quiet: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let b = ProgressBar::new(total);
+    // The bar takes what the numbers leave of the line, so nothing wraps.
     b.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} deals, {per_sec}, ETA {eta} {msg}")
-            .expect("valid template"),
+        ProgressStyle::with_template("{pos}/{len} {rate} ETA {eta} {msg} {wide_bar}")
+            .expect("valid template")
+            .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{}/s", rate(s.per_sec()));
+            }),
     );
     b
+}
+
+/// Deals a second, with as many digits as tell something (`0.25`, `3.1`, `42`).
+fn rate(per_sec: f64) -> String {
+    if per_sec >= 10.0 {
+        format!("{per_sec:.0}")
+    } else if per_sec >= 1.0 {
+        format!("{per_sec:.1}")
+    } else {
+        format!("{per_sec:.2}")
+    }
 }
 
 /// Moves the bar on by one deal, with the win rate so far.
 pub fn batch_step(bar: &ProgressBar, tally: &Tally) {
     bar.set_message(tally.progress());
     bar.inc(1);
+}
+
+/// The line a batch ends with: the verdicts, the time taken and the win rate of this run's
+/// deals; or, when every seed was done before, where they are.
+pub fn batch_end(tally: &Tally, elapsed: Duration, csv: Option<&std::path::Path>) -> String {
+    match tally.summary() {
+        Some(summary) => format!(
+            "{summary}; {:.1} s; {}",
+            elapsed.as_secs_f64(),
+            tally.progress()
+        ),
+        None => format!(
+            "nothing to do: all {} seeds are already in {} (castle stats reads them)",
+            tally.done_before,
+            csv.map_or("the file".to_string(), |p| p.display().to_string())
+        ),
+    }
 }
