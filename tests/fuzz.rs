@@ -246,7 +246,7 @@ fn deal_readers_never_panic() {
             corpus.push((f.into_bytes(), Some(Format::Fcs)));
         }
         let mut j = Vec::new();
-        castle::report::write_deal(&mut j, &d).unwrap();
+        castle::report::write_deal(&mut j, &d, castle::deal::Numbering::Castle).unwrap();
         corpus.push((j, Some(Format::Json)));
     }
     let n = 10_000 * scale();
@@ -281,7 +281,7 @@ fn verify_never_panics() {
         let deal = Deal::from_seed(rules, seed);
         let out = solver.solve(&deal).unwrap();
         let mut j = Vec::new();
-        castle::report::write_report(&mut j, &deal, &out).unwrap();
+        castle::report::write_report(&mut j, &deal, &out, castle::deal::Numbering::Castle).unwrap();
         corpus.push(j);
     }
     let n = 4000 * scale();
@@ -493,7 +493,13 @@ fn the_binary_exits_0_1_or_2_on_mutated_input() {
         3,
     );
     let mut report = Vec::new();
-    castle::report::write_report(&mut report, &small, &solver.solve(&small).unwrap()).unwrap();
+    castle::report::write_report(
+        &mut report,
+        &small,
+        &solver.solve(&small).unwrap(),
+        castle::deal::Numbering::Castle,
+    )
+    .unwrap();
     let rounds = 80 * scale();
     let mut runs = 0;
     let mut known = 0;
@@ -576,7 +582,7 @@ fn the_cargo_fuzz_targets_run_on_mutated_input() {
     let text = formats::write_text(&d);
     let fcs = formats::write_fcs(&d).unwrap();
     let mut json = Vec::new();
-    castle::report::write_deal(&mut json, &d).unwrap();
+    castle::report::write_deal(&mut json, &d, castle::deal::Numbering::Castle).unwrap();
     let small = Deal::from_seed(
         Variant::BeleagueredCastle
             .rules()
@@ -586,7 +592,8 @@ fn the_cargo_fuzz_targets_run_on_mutated_input() {
     );
     let mut report = Vec::new();
     let won = castle::Solver::default().solve(&small).unwrap();
-    castle::report::write_report(&mut report, &small, &won).unwrap();
+    castle::report::write_report(&mut report, &small, &won, castle::deal::Numbering::Castle)
+        .unwrap();
     let csv = format!(
         "{}\n1,beleaguered-castle,1,false,single,solvable,8,7,7,0,52,,castle\n",
         castle::batch::HEADER

@@ -159,7 +159,7 @@ impl Solver {
         };
         if out.verdict == Verdict::Solvable {
             crate::check::check_win(deal, &crate::check::steps_of(&out.moves))
-                .map_err(SolveError::BadSolution)?;
+                .map_err(|e| SolveError::BadSolution(Box::new(e)))?;
         }
         Ok(out)
     }

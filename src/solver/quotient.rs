@@ -1153,6 +1153,128 @@ impl<'a> Search<'a> {
     }
 }
 
+/// Node budget of the quotient's first run, right after the quick phase. With the dealt
+/// refinement at `k = 2` the quotient proves every lost deal of beleaguered-castle 1..200
+/// within 7,745 nodes (31,875 in all) and 45 of the 46 lost deals of streets-and-alleys 1..100
+/// within it (the last takes 46,877); on a winnable deal it stops at a branch win or this
+/// budget, whichever comes first (`cargo run --release --example quotient -- --seeds 1..200
+/// -k 2`; the same with `--variant streets-and-alleys --seeds 1..100`).
+pub const QUOTIENT_FIRST_NODES: u64 = 20_000;
+
+/// After the first run the quotient earns `1 / QUOTIENT_SHARE` of each long depth-first
+/// attempt's node budget, and runs when it has earned its next budget: on a winnable deal it
+/// costs at most this share of the exact search's nodes on top of its first run.
+pub const QUOTIENT_SHARE: u64 = 4;
+
+/// The window of the first run. A branch win at window `k` makes the next run use `k + 1`
+/// (fewer cards merged, fewer false branches), up to [`QUOTIENT_MAX_K`].
+pub const QUOTIENT_FIRST_K: u8 = 2;
+
+/// The largest window the schedule tries; after a branch win there the quotient stops
+/// (every window gives the exact search's verdict-bearing positions more room, and at this
+/// size the quotient is rarely smaller than the exact search).
+pub const QUOTIENT_MAX_K: u8 = 5;
+
+/// The quotient as a phase of [`super::Solver`]'s schedule (with [`super::Solver::quotient`]
+/// on): budgeted runs of [`search`] between the exact search's attempts. Only its `Lost` is
+/// used (a proof, see the module docs); a branch win or a budget ends the run and the exact
+/// search goes on. Each run starts afresh and frees its tables when it ends.
+pub(super) struct Schedule {
+    /// Window of the next run.
+    k: u8,
+    /// Node budget of the next run.
+    budget: u64,
+    /// Nodes earned towards the next run.
+    credit: u64,
+    /// No more runs (refused rules, memory, or a branch win at the largest window).
+    off: bool,
+}
+
+/// What a run of the quotient phase decided.
+pub(super) enum Step {
+    /// Nothing: the exact search goes on.
+    Continue,
+    /// The deal is lost: positions stored by the run that proved it.
+    Lost { positions: u64 },
+    /// The deadline passed.
+    Deadline,
+}
+
+impl Schedule {
+    /// A schedule whose first run can start at once.
+    pub(super) fn new() -> Self {
+        Schedule {
+            k: QUOTIENT_FIRST_K,
+            budget: QUOTIENT_FIRST_NODES,
+            credit: QUOTIENT_FIRST_NODES,
+            off: false,
+        }
+    }
+
+    /// Credits the phase with its share of a long attempt's `budget`.
+    pub(super) fn earn(&mut self, budget: u64) {
+        self.credit = self.credit.saturating_add(budget / QUOTIENT_SHARE);
+    }
+
+    /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
+    /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
+    /// `deadline` the solve's. Adds the nodes it used to `done`.
+    pub(super) fn run(
+        &mut self,
+        deal: &Deal,
+        done: &mut u64,
+        nodes_left: Option<u64>,
+        bytes: usize,
+        deadline: Option<Instant>,
+    ) -> Step {
+        while !self.off && self.credit >= self.budget {
+            let mut nodes = self.budget;
+            if let Some(left) = nodes_left.map(|l| l.saturating_sub(*done)) {
+                if left == 0 {
+                    return Step::Continue;
+                }
+                nodes = nodes.min(left);
+            }
+            let max_seconds = match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
+                    if left <= 0.0 {
+                        return Step::Deadline;
+                    }
+                    Some(left)
+                }
+                None => None,
+            };
+            let opts = QuotientOptions {
+                k: self.k,
+                max_nodes: Some(nodes),
+                max_seconds,
+                max_bytes: bytes,
+                ..QuotientOptions::default()
+            };
+            let r = search(deal, &opts, &AtomicBool::new(false));
+            *done = done.saturating_add(r.nodes);
+            self.credit -= self.budget.min(self.credit);
+            match r.verdict {
+                QuotientVerdict::Lost => {
+                    return Step::Lost {
+                        positions: r.positions,
+                    }
+                }
+                QuotientVerdict::BranchWin if self.k < QUOTIENT_MAX_K => self.k += 1,
+                QuotientVerdict::Limit(QuotientLimit::Nodes) => {
+                    self.budget = self.budget.saturating_mul(2)
+                }
+                QuotientVerdict::Limit(QuotientLimit::Seconds) => return Step::Deadline,
+                QuotientVerdict::BranchWin
+                | QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
+                | QuotientVerdict::NotApplicable(_) => self.off = true,
+            }
+        }
+        Step::Continue
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1283,127 +1405,5 @@ mod tests {
         );
         let h = AMove::home(0, 3, NO_BRANCH, 0);
         assert_eq!((h.suit(), h.bp()), (3, NO_BRANCH));
-    }
-}
-
-/// Node budget of the quotient's first run, right after the quick phase. With the dealt
-/// refinement at `k = 2` the quotient proves every lost deal of beleaguered-castle 1..200
-/// within 7,745 nodes (31,875 in all) and 45 of the 46 lost deals of streets-and-alleys 1..100
-/// within it (the last takes 46,877); on a winnable deal it stops at a branch win or this
-/// budget, whichever comes first (`cargo run --release --example quotient -- --seeds 1..200
-/// -k 2`; the same with `--variant streets-and-alleys --seeds 1..100`).
-pub const QUOTIENT_FIRST_NODES: u64 = 20_000;
-
-/// After the first run the quotient earns `1 / QUOTIENT_SHARE` of each long depth-first
-/// attempt's node budget, and runs when it has earned its next budget: on a winnable deal it
-/// costs at most this share of the exact search's nodes on top of its first run.
-pub const QUOTIENT_SHARE: u64 = 4;
-
-/// The window of the first run. A branch win at window `k` makes the next run use `k + 1`
-/// (fewer cards merged, fewer false branches), up to [`QUOTIENT_MAX_K`].
-pub const QUOTIENT_FIRST_K: u8 = 2;
-
-/// The largest window the schedule tries; after a branch win there the quotient stops
-/// (every window gives the exact search's verdict-bearing positions more room, and at this
-/// size the quotient is rarely smaller than the exact search).
-pub const QUOTIENT_MAX_K: u8 = 5;
-
-/// The quotient as a phase of [`super::Solver`]'s schedule (with [`super::Solver::quotient`]
-/// on): budgeted runs of [`search`] between the exact search's attempts. Only its `Lost` is
-/// used (a proof, see the module docs); a branch win or a budget ends the run and the exact
-/// search goes on. Each run starts afresh and frees its tables when it ends.
-pub(super) struct Schedule {
-    /// Window of the next run.
-    k: u8,
-    /// Node budget of the next run.
-    budget: u64,
-    /// Nodes earned towards the next run.
-    credit: u64,
-    /// No more runs (refused rules, memory, or a branch win at the largest window).
-    off: bool,
-}
-
-/// What a run of the quotient phase decided.
-pub(super) enum Step {
-    /// Nothing: the exact search goes on.
-    Continue,
-    /// The deal is lost: positions stored by the run that proved it.
-    Lost { positions: u64 },
-    /// The deadline passed.
-    Deadline,
-}
-
-impl Schedule {
-    /// A schedule whose first run can start at once.
-    pub(super) fn new() -> Self {
-        Schedule {
-            k: QUOTIENT_FIRST_K,
-            budget: QUOTIENT_FIRST_NODES,
-            credit: QUOTIENT_FIRST_NODES,
-            off: false,
-        }
-    }
-
-    /// Credits the phase with its share of a long attempt's `budget`.
-    pub(super) fn earn(&mut self, budget: u64) {
-        self.credit = self.credit.saturating_add(budget / QUOTIENT_SHARE);
-    }
-
-    /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
-    /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
-    /// `deadline` the solve's. Adds the nodes it used to `done`.
-    pub(super) fn run(
-        &mut self,
-        deal: &Deal,
-        done: &mut u64,
-        nodes_left: Option<u64>,
-        bytes: usize,
-        deadline: Option<Instant>,
-    ) -> Step {
-        while !self.off && self.credit >= self.budget {
-            let mut nodes = self.budget;
-            if let Some(left) = nodes_left.map(|l| l.saturating_sub(*done)) {
-                if left == 0 {
-                    return Step::Continue;
-                }
-                nodes = nodes.min(left);
-            }
-            let max_seconds = match deadline {
-                Some(d) => {
-                    let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
-                    if left <= 0.0 {
-                        return Step::Deadline;
-                    }
-                    Some(left)
-                }
-                None => None,
-            };
-            let opts = QuotientOptions {
-                k: self.k,
-                max_nodes: Some(nodes),
-                max_seconds,
-                max_bytes: bytes,
-                ..QuotientOptions::default()
-            };
-            let r = search(deal, &opts, &AtomicBool::new(false));
-            *done = done.saturating_add(r.nodes);
-            self.credit -= self.budget.min(self.credit);
-            match r.verdict {
-                QuotientVerdict::Lost => {
-                    return Step::Lost {
-                        positions: r.positions,
-                    }
-                }
-                QuotientVerdict::BranchWin if self.k < QUOTIENT_MAX_K => self.k += 1,
-                QuotientVerdict::Limit(QuotientLimit::Nodes) => {
-                    self.budget = self.budget.saturating_mul(2)
-                }
-                QuotientVerdict::Limit(QuotientLimit::Seconds) => return Step::Deadline,
-                QuotientVerdict::BranchWin
-                | QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
-                | QuotientVerdict::NotApplicable(_) => self.off = true,
-            }
-        }
-        Step::Continue
     }
 }

@@ -140,10 +140,16 @@ pub struct Outcome {
 pub enum SolveError {
     /// The win found does not replay on the checker's board.
     #[error("internal error: the solver's solution does not replay")]
-    BadSolution(#[source] crate::check::CheckError),
+    BadSolution(#[source] Box<crate::check::CheckError>),
     /// Shortening the win failed (see [`crate::shorten`]).
     #[error("internal error: shortening the solver's solution failed")]
-    Shorten(#[from] crate::shorten::ShortenError),
+    Shorten(#[source] Box<crate::shorten::ShortenError>),
+}
+
+impl From<crate::shorten::ShortenError> for SolveError {
+    fn from(e: crate::shorten::ShortenError) -> Self {
+        SolveError::Shorten(Box::new(e))
+    }
 }
 
 /// Progress of a running solve, passed to the progress callback.
