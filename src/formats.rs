@@ -94,6 +94,22 @@ fn parse_card(origin: &str, line: usize, tok: &str) -> Result<Card, InputError> 
     tok.parse::<Card>().map_err(|e| err(origin, line, e))
 }
 
+/// Reads the deal of a JSON document (castle's solve report or deal object, a save file, or
+/// Solvitaire's layout): [`read_deal`] with the format fixed to JSON.
+///
+/// # Errors
+/// As [`read_deal`].
+pub fn read_json_deal(text: &str, origin: &str) -> Result<Deal, InputError> {
+    read_deal(
+        text,
+        origin,
+        ReadOptions {
+            format: Some(Format::Json),
+            ..Default::default()
+        },
+    )
+}
+
 /// Reads a deal. `origin` names the file in messages (`-` for standard input).
 ///
 /// # Errors

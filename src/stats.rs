@@ -21,9 +21,15 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
     let text =
         std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    // A torn last line (a crash mid-write; it may end inside a character) is left out when
+    // the file does not read whole.
     let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    match rows_of(&text, &origin) {
-        Err(_) if keep > 0 && keep < text.len() => rows_of(&text[..keep], &origin),
+    let read = |bytes: &[u8]| {
+        let text = crate::text::decode(bytes.to_vec(), &origin)?;
+        rows_of(text.as_bytes(), &origin)
+    };
+    match read(&text) {
+        Err(_) if keep > 0 && keep < text.len() => read(&text[..keep]),
         rows => rows,
     }
 }

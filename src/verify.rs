@@ -5,7 +5,7 @@
 
 use crate::check::replay;
 use crate::deal::Deal;
-use crate::formats::{self, Format, ReadOptions};
+use crate::formats;
 use crate::report::Report;
 use crate::{Error, InputError};
 use std::io::Write;
@@ -41,14 +41,7 @@ pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<b
                 crate::text::Cut(&report.verdict)
             ))
         })?;
-    let deal = formats::read_deal(
-        text,
-        origin,
-        ReadOptions {
-            format: Some(Format::Json),
-            ..Default::default()
-        },
-    )?;
+    let deal = formats::read_json_deal(text, origin)?;
     let steps = report.steps(origin)?;
     let board = match replay(&deal, &steps) {
         Err(e) => {

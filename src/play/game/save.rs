@@ -4,7 +4,7 @@
 
 use super::{fill_step, Entry, Game};
 use crate::check::Step;
-use crate::formats::{self, Format, ReadOptions};
+use crate::formats;
 use crate::report::{MoveJson, Report};
 use crate::solver::Verdict;
 use crate::InputError;
@@ -73,14 +73,7 @@ impl Game {
     /// # Errors
     /// An [`InputError`] naming the file and the field or move at fault.
     pub fn from_json(text: &str, origin: &str) -> Result<Game, InputError> {
-        let deal = formats::read_deal(
-            text,
-            origin,
-            ReadOptions {
-                format: Some(Format::Json),
-                ..Default::default()
-            },
-        )?;
+        let deal = formats::read_json_deal(text, origin)?;
         let report: Report = serde_json::from_str(text).map_err(|e| {
             InputError(format!(
                 "{origin}: line {}: not a saved game (the JSON of `castle solve --format json`): {e}",
