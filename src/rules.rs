@@ -184,6 +184,34 @@ pub enum Build {
     DownSuit,
 }
 
+impl Build {
+    /// The safe-home rule, the one rule the solver and the game share: whether a card of
+    /// `rank` that fits its foundation may be sent there at once without losing any win,
+    /// with `decks` decks and no foundation return (with return, nothing is safe: the caller
+    /// asks only without it). The solver plays these moves as its reduction, the game as its
+    /// automatic moves. The arguments, one per arm, are in `src/state/safe.rs`
+    /// (`Position::safe_move`). The inputs are asked for only where the arm needs them:
+    /// `least`, the lowest foundation height of the four suits; `suit_low`, the lower height
+    /// of the card's suit's piles (an unstarted pile counts 0); `fill_blocks`, whether the
+    /// card is the last of its tableau pile while the waste or stock can still fill it.
+    #[inline(always)]
+    pub fn safe_home(
+        self,
+        decks: u8,
+        rank: u8,
+        least: impl FnOnce() -> u8,
+        suit_low: impl FnOnce() -> u8,
+        fill_blocks: impl FnOnce() -> bool,
+    ) -> bool {
+        match (self, decks) {
+            (Build::DownAnySuit, 1) => rank <= least() + 2,
+            (Build::UpDownSuit, 1) => true,
+            (Build::DownSuit, _) => rank <= suit_low() + 1 && !fill_blocks(),
+            _ => false,
+        }
+    }
+}
+
 /// How the deal is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DealShape {

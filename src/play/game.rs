@@ -18,7 +18,7 @@ use crate::card::{Card, Suit};
 use crate::check::{Board, Step, StepError};
 use crate::deal::Deal;
 use crate::pile::Pile;
-use crate::rules::{Build, SequenceMoves};
+use crate::rules::SequenceMoves;
 
 mod save;
 
@@ -131,46 +131,11 @@ pub fn view(board: &Board) -> View {
     }
 }
 
-// The automatic foundation moves are the solver's own reductions (`Position::safe_move` in
-// `state.rs`, where each is proved): one function per build rule below, each a copy of its
-// arm there, and none at all with foundation return (a card sent home can come back, so
-// home is not final and no argument applies). `next_safe_step` tries the tableau tops
-// t1, t2, … then the cell cards, as the solver does.
-
-/// Building down regardless of suit, one deck: a card of rank `r` is safe when every
-/// foundation holds at least `r-2` (Horne's rule). Only a card of rank r-1 could ever be
-/// placed on it; each of those can then go home itself at any time and nothing can be built
-/// on it (its r-2 cards are all home), so no card ever needs this one to stay out.
-fn safe_down_any_suit(board: &Board, card: Card) -> bool {
-    let least = board.foundations.iter().map(Vec::len).min().unwrap_or(0);
-    usize::from(card.rank()) <= least + 2
-}
-
-/// Up or down in suit, one deck: every card that fits. A card put on it later could only be
-/// its suit one rank above (which then fits home itself) or one below (home already); see
-/// `Position::safe_move` for the whole argument.
-fn safe_up_down_in_suit() -> bool {
-    true
-}
-
-/// Down in suit (courtyard, two decks): both cards one rank lower of its suit are home, so
-/// nothing can ever be built on it; and, while the waste or the stock holds cards, only a
-/// tableau card with a card under it (`alone` false), because emptying a pile fills it from
-/// the waste and changes every later fill.
-fn safe_down_in_suit(board: &Board, card: Card, alone: bool) -> bool {
-    let suit = card.suit();
-    let mut heights: Vec<usize> = board
-        .foundations
-        .iter()
-        .filter(|p| p.last().is_some_and(|t| t.suit() == suit))
-        .map(Vec::len)
-        .collect();
-    // Piles of the suit (one per deck); a pile not started yet stands at 0.
-    heights.resize(board.rules().decks.into(), 0);
-    let low = heights.into_iter().min().unwrap_or(0);
-    let fill = board.rules().stock && !(board.waste.is_empty() && board.stock.is_empty());
-    usize::from(card.rank()) <= low + 1 && !(alone && fill)
-}
+// The automatic foundation moves are the solver's own reduction: `Build::safe_home` (in
+// `rules.rs`; proved in `state/safe.rs`), asked with this board's heights, and never with
+// foundation return (a card sent home can come back, so home is not final and no argument
+// applies). `next_safe_step` tries the tableau tops t1, t2, … then the cell cards, as the
+// solver does.
 
 /// True if `card` may go to its foundation automatically: no win is ever lost by sending
 /// it there now. `alone` says the card is the last one of its tableau pile (false for a
@@ -180,12 +145,25 @@ pub fn safe_home(board: &Board, card: Card, alone: bool) -> bool {
     if rules.options.foundation_return {
         return false;
     }
-    match (rules.build, rules.decks) {
-        (Build::DownAnySuit, 1) => safe_down_any_suit(board, card),
-        (Build::UpDownSuit, 1) => safe_up_down_in_suit(),
-        (Build::DownSuit, _) => safe_down_in_suit(board, card, alone),
-        _ => false,
-    }
+    let height = |p: &Vec<Card>| u8::try_from(p.len()).unwrap_or(u8::MAX);
+    rules.build.safe_home(
+        rules.decks,
+        card.rank(),
+        || board.foundations.iter().map(height).min().unwrap_or(0),
+        || {
+            // The suit's piles (one per deck); a pile not started yet stands at 0.
+            let suit = card.suit();
+            let mut heights: Vec<u8> = board
+                .foundations
+                .iter()
+                .filter(|p| p.last().is_some_and(|t| t.suit() == suit))
+                .map(height)
+                .collect();
+            heights.resize(rules.decks.into(), 0);
+            heights.into_iter().min().unwrap_or(0)
+        },
+        || alone && rules.stock && !(board.waste.is_empty() && board.stock.is_empty()),
+    )
 }
 
 /// The first automatic foundation move on `board`, trying the tableau tops t1, t2, … and

@@ -6,7 +6,6 @@
 use super::Position;
 use crate::card::Card;
 use crate::moves::{is_cell, is_tableau, Move, CELL, FOUNDATION, WASTE};
-use crate::rules::Build;
 
 impl Position {
     /// return: a card sent home can then come back, so home is not final and none of the
@@ -57,22 +56,22 @@ impl Position {
     /// return only.
     #[inline]
     fn safe_to_send(&self, c: Card, len: u8) -> bool {
-        match (self.build, self.two_decks) {
-            (Build::DownAnySuit, false) => {
-                c.rank() <= *self.found[..4].iter().min().unwrap_or(&0) + 2
-            }
-            (Build::UpDownSuit, false) => true,
-            (Build::DownSuit, _) => {
+        // The rule itself lives once, in `Build::safe_home` (the game uses it too).
+        let decks = if self.two_decks { 2 } else { 1 };
+        self.build.safe_home(
+            decks,
+            c.rank(),
+            || *self.found[..4].iter().min().unwrap_or(&0),
+            || {
                 let s = c.suit_index();
-                let low = if self.two_decks {
+                if self.two_decks {
                     self.found[s + 4]
                 } else {
                     self.found[s]
-                };
-                low + 1 >= c.rank() && (len != 1 || !self.must_fill())
-            }
-            _ => false,
-        }
+                }
+            },
+            || len == 1 && self.must_fill(),
+        )
     }
 
     /// [`Position::safe_move`] for a position just reached by `m` from one that had none
