@@ -131,7 +131,8 @@ fn main() {
         deals.push((path, deal));
     }
     for s in seeds {
-        let deal = Deal::numbered(rules, Numbering::Castle, s).unwrap_or_else(|e| bad(&e));
+        let deal =
+            Deal::numbered(rules, Numbering::Castle, s).unwrap_or_else(|e| bad(&e.to_string()));
         deals.push((s.to_string(), deal));
     }
     if deals.is_empty() {

@@ -159,13 +159,16 @@ impl Numbering {
 }
 
 impl std::str::FromStr for Numbering {
-    type Err = String;
+    type Err = crate::InputError;
 
-    fn from_str(s: &str) -> Result<Numbering, String> {
+    fn from_str(s: &str) -> Result<Numbering, crate::InputError> {
         match s.trim() {
             "castle" => Ok(Numbering::Castle),
             "pysol" => Ok(Numbering::Pysol),
-            _ => Err(format!("`{s}` is not a deal numbering (castle or pysol)")),
+            _ => Err(crate::InputError(format!(
+                "`{}` is not a deal numbering (castle or pysol)",
+                crate::text::Cut(s)
+            ))),
         }
     }
 }
@@ -235,19 +238,19 @@ impl Deal {
     /// # Errors
     /// For PySolFC numbers: a variant PySolFC numbering is not matched for, game number 0,
     /// or a start rank other than the game's own (PySolFC deals each game one way).
-    pub fn numbered(rules: Rules, numbering: Numbering, n: u64) -> Result<Deal, String> {
+    pub fn numbered(rules: Rules, numbering: Numbering, n: u64) -> Result<Deal, crate::InputError> {
         match numbering {
             Numbering::Castle => Ok(Deal::from_seed(rules, n)),
             Numbering::Pysol => {
                 let own = rules.variant.rules().options.start_rank;
                 if rules.options.start_rank != own {
-                    return Err(format!(
+                    return Err(crate::InputError(format!(
                         "--numbering pysol deals {} as PySolFC does, with start rank {own}; drop --start-rank",
                         rules.variant
-                    ));
+                    )));
                 }
-                let (tableau, f) =
-                    crate::pysol::pysol_layout(rules.variant, n).map_err(|e| e.to_string())?;
+                let (tableau, f) = crate::pysol::pysol_layout(rules.variant, n)
+                    .map_err(|e| crate::InputError(e.to_string()))?;
                 let mut deal = Deal::empty(rules);
                 deal.seed = Some(n);
                 deal.tableau = tableau;

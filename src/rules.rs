@@ -260,16 +260,16 @@ impl SequenceMoves {
 }
 
 impl FromStr for SequenceMoves {
-    type Err = String;
+    type Err = crate::InputError;
 
-    fn from_str(s: &str) -> Result<SequenceMoves, String> {
+    fn from_str(s: &str) -> Result<SequenceMoves, crate::InputError> {
         match s.trim().to_ascii_lowercase().as_str() {
             "single" => Ok(SequenceMoves::Single),
             "unlimited" => Ok(SequenceMoves::Unlimited),
-            _ => Err(format!(
+            _ => Err(crate::InputError(format!(
                 "`{}` is not a sequence-moves rule (single or unlimited)",
                 crate::text::Cut(s)
-            )),
+            ))),
         }
     }
 }
