@@ -195,12 +195,19 @@ pub enum StepError {
     #[error("the {0} foundation is empty and takes only the ace")]
     FoundationWantsAce(char),
     /// The suit's foundation shows a card the move's card does not follow.
-    #[error("the {suit} foundation shows {top}")]
+    #[error("{card} cannot go home: the {suit} foundation shows {top}, {}", match .next {
+        Some(n) => format!("so it takes {n} next"),
+        None => "and it is complete".to_string(),
+    })]
     FoundationShows {
+        /// The card moved.
+        card: Card,
         /// The suit's letter.
         suit: char,
         /// The foundation's top card.
         top: Card,
+        /// The card it takes next (none once it holds the king).
+        next: Option<Card>,
     },
     /// No foundation takes the card (two decks).
     #[error("no foundation takes {0} (each builds up in suit from an ace)")]
@@ -504,7 +511,13 @@ impl Board {
                     return Err(if self.foundations.len() == 4 {
                         match self.foundations[card.suit().index()].last() {
                             None => StepError::FoundationWantsAce(suit),
-                            Some(&top) => StepError::FoundationShows { suit, top },
+                            Some(&top) => StepError::FoundationShows {
+                                card,
+                                suit,
+                                top,
+                                next: (top.rank() < crate::card::KING)
+                                    .then(|| Card::new(top.rank() + 1, top.suit())),
+                            },
                         }
                     } else {
                         StepError::NoFoundationTakes(card)

@@ -345,3 +345,33 @@ fn analyze_lists_moves_to_empty_piles_once() {
     assert_eq!(to_empty.len(), 1, "{out}");
     assert!(to_empty[0].contains("any empty pile"), "{out}");
 }
+
+/// Item 2: a move home that the foundation does not take names the card and what the
+/// foundation takes next. In deal 42 (the dealt text, read here) t1 ends in 2H and t3 in
+/// 4C 3H, with the four aces home: the automatic moves send 2H and 3H home, leaving 4C on t3
+/// while the C foundation holds only its ace.
+#[test]
+fn a_refused_move_home_names_the_card_and_what_the_foundation_needs() {
+    let deal = run_ok(&["deal", "--seed", "42"]);
+    assert!(deal
+        .lines()
+        .any(|l| l.starts_with("t1:") && l.ends_with(" 2H")));
+    assert!(deal
+        .lines()
+        .any(|l| l.starts_with("t3:") && l.ends_with(" 4C 3H")));
+    assert!(deal
+        .lines()
+        .any(|l| l.starts_with("foundations:") && l.contains("AC")));
+    let out = castle()
+        .args(["play", "--seed", "42"])
+        .write_stdin("t3 f\nquit\n")
+        .output()
+        .unwrap();
+    // Line mode answers on standard output, the error included.
+    let err =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("4C cannot go home: the C foundation shows AC, so it takes 2C next"),
+        "{err}"
+    );
+}
