@@ -514,10 +514,13 @@ fn a_line_too_deep_for_the_budget_ends_unknown() {
             o.peak_path_bytes,
             o.peak_table_bytes
         );
-        // And it gave up only once the budget was used (path 24 MB + table 36 MB with one
-        // thread, when this test was written).
+        // And it gave up only once its share of the budget was used: `--memory` bounds the
+        // whole solve, and a quarter or so is set apart before the search starts (the
+        // recent-key caches and the best-first pass an eighth each, the probes a
+        // thirty-second; `solver/schedule.rs`), so path and table together get the rest
+        // (path 10.7 MB + table 30.7 MB of 48 MiB with one thread, when this was measured).
         assert!(
-            threads * o.peak_path_bytes + o.peak_table_bytes > memory,
+            threads * o.peak_path_bytes + o.peak_table_bytes > memory / 2,
             "stopped early: path {} (per thread) + table {} bytes",
             o.peak_path_bytes,
             o.peak_table_bytes
