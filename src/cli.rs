@@ -433,9 +433,12 @@ pub struct BudgetArgs {
     /// Skip the quick phase (the complete search decides every deal).
     #[arg(long, help_heading = TUNING)]
     pub no_quick: bool,
-    /// No best-first search between the depth-first attempts.
+    /// No best-first searches (the portfolio) between the depth-first attempts.
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
+    /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, or all.
+    #[arg(long, help_heading = TUNING, default_value = "all", value_parser = parse_members, conflicts_with = "no_best_first")]
+    pub portfolio: castle::solver::portfolio::Members,
     /// No probes (short depth-first attempts with new move orders) between the long ones.
     #[arg(long, help_heading = TUNING)]
     pub no_probes: bool,
@@ -737,12 +740,24 @@ impl BudgetArgs {
             shorten: !self.no_shorten,
             quick: !self.no_quick,
             best_first: !self.no_best_first,
+            members: self.portfolio,
             probes: (!self.no_probes).then_some(self.probe_nodes),
             quotient: !self.no_quotient,
             threads: 1,
             short: self.short.then_some(self.short_nodes),
             ..Solver::default()
         })
+    }
+}
+
+/// `--portfolio`: member names.
+fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, String> {
+    match castle::solver::portfolio::Members::parse(list) {
+        Ok(m) if m.0 != 0 => Ok(m),
+        Ok(_) => Err("no member named (try `all`)".to_string()),
+        Err(name) => Err(format!(
+            "`{name}` is not a member (best-first, disorder, dig, greedy, all)"
+        )),
     }
 }
 

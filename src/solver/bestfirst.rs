@@ -5,11 +5,10 @@
 //! positions with `g + h` below a bound (the best win known). A position reached again by a
 //! line with a smaller `g` is searched again from there.
 //!
-//! Two searches are built on it: the solver's best-first phase ([`super::Phase::BestFirst`],
-//! run by [`super::schedule`]) is one pass of weight 5 with no bound, run a slice at a time
-//! between the depth-first attempts; in a stock game its `f` also charges each waste card (see
-//! [`Pass::with_guide`]), which only a pass that takes any win may do. `castle solve --short`
-//! ([`super::short`]) runs passes of falling weights, each bounded by the best win so far.
+//! Two searches are built on it: the solver's portfolio ([`super::portfolio`], run by
+//! [`super::schedule`]) runs passes with no bound, each ranking by its own [`Eval`], a slice
+//! at a time between the depth-first attempts. `castle solve --short` ([`super::short`]) runs
+//! passes of falling weights on `g + w * h`, each bounded by the best win so far.
 //!
 //! Memory: about 80 bytes per position generated are allowed for (the node, its moves, its
 //! queue entry and its table entry; 44 were measured at 7.9 million positions, the rest is room
@@ -19,7 +18,7 @@ use super::search::autoplay;
 use crate::card::Card;
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
-use crate::state::{Position, Pruning};
+use crate::state::{Features, Position, Pruning};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
@@ -27,6 +26,62 @@ use std::time::Instant;
 
 /// Bytes a generated position costs, roughly (see the module docs).
 const BYTES_PER_NODE: usize = 80;
+
+/// How a pass ranks the positions it reaches: `f` is a weighted sum, in tenths of a move,
+/// of `g` (moves played from the deal) and the counts of [`Features`]; least `f` first.
+/// Only [`Eval::bound`] with a weight of 10 (plain A\*) or more ranks by `g` plus a bound,
+/// which `--short` needs; the portfolio's other members ([`super::portfolio`]) rank as they
+/// please, since they only ever report a win.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Eval {
+    /// Weight of `g`.
+    pub g: u32,
+    /// Weight of [`Features::bound`].
+    pub bound: u32,
+    /// Weight of [`Features::left`].
+    pub left: u32,
+    /// Weight of [`Features::disorder`].
+    pub disorder: u32,
+    /// Weight of [`Features::dig`].
+    pub dig: u32,
+    /// Weight of each tableau pile or cell *not* empty ([`Features::empty`] lowers `f`).
+    pub full: u32,
+    /// Weight of [`Features::waste`] (see [`super::portfolio::WASTE_GUIDE`]).
+    pub waste: u32,
+}
+
+impl Eval {
+    /// Weighted A\*: `f = g + w/10 * h`, `h` the bound.
+    pub const fn bound(w: u32) -> Eval {
+        Eval {
+            g: 10,
+            bound: w,
+            left: 0,
+            disorder: 0,
+            dig: 0,
+            full: 0,
+            waste: 0,
+        }
+    }
+
+    /// True when `f` needs more than `g`, the bound and the waste.
+    fn needs_features(&self) -> bool {
+        self.left + self.disorder + self.dig + self.full > 0
+    }
+
+    /// `f` of a position `g` moves from the deal, with bound `h`, at `pos`.
+    fn f(&self, pos: &Position, g: u32, h: u32, piles: u32) -> u32 {
+        let mut f = self.g * g + self.bound * h + self.waste * pos.waste_len();
+        if self.needs_features() {
+            let x: Features = pos.features();
+            f += self.left * x.left
+                + self.disorder * x.disorder
+                + self.dig * x.dig
+                + self.full * piles.saturating_sub(x.empty);
+        }
+        f
+    }
+}
 
 /// Budgets of a pass.
 #[derive(Clone, Copy, Debug)]
@@ -71,10 +126,10 @@ pub(super) enum Stop {
 pub(super) struct Pass<'a, const W: usize> {
     deal: &'a Deal,
     prune: Pruning,
-    /// Weight of `h`, in tenths.
-    w: u32,
-    /// Weight, in tenths, of each waste card in `f` (0 for none; see [`Pass::with_guide`]).
-    guide: u32,
+    /// How `f` is made.
+    eval: Eval,
+    /// Tableau piles and cells (for [`Eval::full`]).
+    piles: u32,
     /// Only wins shorter than this count.
     best: usize,
     nodes: Vec<Node>,
@@ -99,8 +154,8 @@ impl<'a, const W: usize> Pass<'a, W> {
         Pass {
             deal,
             prune,
-            w,
-            guide: 0,
+            eval: Eval::bound(w),
+            piles: (deal.tableau.len() + deal.rules.cells) as u32,
             best,
             nodes: Vec::new(),
             moves: Vec::new(),
@@ -113,10 +168,10 @@ impl<'a, const W: usize> Pass<'a, W> {
         }
     }
 
-    /// Also charges each waste card `guide` tenths of a move in `f`. Not a bound: only for a
-    /// pass that takes any win (the solver's best-first phase), never for `--short`.
-    pub(super) fn with_guide(mut self, guide: u32) -> Self {
-        self.guide = guide;
+    /// Ranks by `eval` instead. Not a bound unless `eval` is [`Eval::bound`]: only for a pass
+    /// that takes any win, never for `--short`.
+    pub(super) fn with_eval(mut self, eval: Eval) -> Self {
+        self.eval = eval;
         self
     }
 
@@ -228,7 +283,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             stale: false,
         });
         self.moves.extend_from_slice(hist);
-        let f = g * 10 + self.w * h + self.guide * pos.waste_len();
+        let f = self.eval.f(pos, g, h, self.piles);
         self.queue.push((Reverse(f), g, i));
     }
 

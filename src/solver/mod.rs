@@ -15,11 +15,13 @@
 //!   tuning constant of the schedule with the measurements behind it.
 //! - `search.rs`: the depth-first search (one thread or several) and its proofs.
 //! - [`table`]: the bounded transposition table; `open.rs`: the compact set of open states.
-//! - `bestfirst.rs`: the weighted best-first pass the schedule runs in slices.
+//! - `bestfirst.rs`: the weighted best-first pass; [`portfolio`]: the passes with different
+//!   evaluations the schedule runs side by side, in slices.
 //! - [`short`]: the search for a shortest win (`--short`), built on that pass.
 
 mod bestfirst;
 mod open;
+pub mod portfolio;
 pub mod quotient;
 mod schedule;
 mod search;
@@ -60,6 +62,8 @@ pub struct Solver {
     /// Interleave a best-first search with the restarted depth-first attempts (see
     /// [`Phase::BestFirst`]).
     pub best_first: bool,
+    /// The members of the portfolio the best-first phase runs (see [`portfolio`]).
+    pub members: portfolio::Members,
     /// Interleave probes, short depth-first attempts on a small table of their own, with the
     /// long attempts: this many nodes times Luby's sequence (default [`PROBE_NODES`]; `None`:
     /// no probes).
@@ -97,6 +101,7 @@ impl Default for Solver {
             shorten: true,
             quick: true,
             best_first: true,
+            members: portfolio::Members::ALL,
             probes: Some(PROBE_NODES),
             threads: 1,
             short: None,

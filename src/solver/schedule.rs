@@ -5,7 +5,7 @@
 //! each with the measurements that chose it; so does the split of `--memory` between the
 //! table, the search paths, the caches, the probes and the best-first pass.
 
-use super::bestfirst::{self, Pass, PassLimits};
+use super::portfolio::{Portfolio, Turn};
 use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Verdict};
 use crate::deal::Deal;
 use crate::moves::Move;
@@ -36,15 +36,9 @@ impl Solver {
         } else {
             0
         };
-        let mut best_first = (bf_bytes > 0).then(|| {
-            let guide = if deal.rules.stock { WASTE_GUIDE } else { 0 };
-            Pass::<W>::new(deal, self.pruning, BEST_FIRST_WEIGHT, usize::MAX).with_guide(guide)
-        });
-        let bf_limits = PassLimits {
-            nodes: u64::MAX,
-            memory: bf_bytes,
-            deadline: self.limits.deadline(t0),
-        };
+        let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
+            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes));
+        let bf_deadline = self.limits.deadline(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
         let probe_bytes = if self.restarts && self.probes.is_some() {
@@ -119,32 +113,29 @@ impl Solver {
             attempts += 1;
             let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
             if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
-                // A slice of the best-first search, a sixteenth of the attempt's nodes.
-                if let (Some(pass), Some(b)) = (best_first.as_mut(), budget) {
+                // A slice of the portfolio, a sixteenth of the attempt's nodes.
+                if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let mut slice = (b / BEST_FIRST_SHARE).max(1);
                     if let Some(m) = self.limits.max_nodes {
                         slice = slice.min(m.saturating_sub(ctx.done));
                     }
-                    let before = pass.expanded;
-                    let stop = pass.run(slice, bf_limits, true);
-                    ctx.done += pass.expanded - before;
-                    match stop {
-                        bestfirst::Stop::Won => {
-                            let line = pass.win.take().expect("a win with Stop::Won");
-                            return ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst));
+                    let before = pf.expanded;
+                    let (turn, freed) = pf.run(slice, bf_deadline, ctx.pool.as_ref());
+                    ctx.done += pf.expanded - before;
+                    // A member out of room, or out of positions, stops; its bytes go to the
+                    // table.
+                    ctx.table.grant(freed);
+                    match turn {
+                        Turn::Won(line, member) => {
+                            return ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member)));
                         }
-                        bestfirst::Stop::Deadline => {
+                        Turn::Deadline => {
                             return ctx.outcome(Err(Some(Limit::Seconds)), attempts, None);
                         }
-                        bestfirst::Stop::Budget => {}
-                        // Out of room, or (an exact search with every win kept, though not
-                        // the one the verdict rests on) out of positions: the depth-first
-                        // search goes on alone.
-                        bestfirst::Stop::Full | bestfirst::Stop::Exhausted => {
-                            // Its memory is freed, and goes to the table.
-                            best_first = None;
-                            ctx.table.grant(bf_bytes);
-                        }
+                        Turn::Budget => {}
+                    }
+                    if pf.is_done() {
+                        portfolio = None;
                     }
                 }
                 if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
@@ -236,21 +227,6 @@ const QUICK_NODES: u64 = 50_000;
 /// it can find the win far sooner (docs/design.md: sa deal 384 in 5.8 s, against no win in 60 s
 /// without the phase).
 const BEST_FIRST_SHARE: u64 = 16;
-
-/// Weight of the best-first phase's heuristic, in tenths (`f = g + 5 h`): greedy enough to
-/// head straight for a win, with `g` still breaking ties towards shorter lines.
-const BEST_FIRST_WEIGHT: u32 = 50;
-
-/// What each waste card adds to `f` in the best-first phase of a stock game, in tenths of a
-/// move. `h` counts a stock card as a move still needed, so with weight 5 a deal lowers `f`
-/// by four moves' worth, as much as a card going home: the phase deals the stock out early
-/// and buries the waste, where a one-pass game (courtyard) loses its cards. Charging each
-/// waste card 8 moves makes a deal cost more than it gains and playing the waste's top card
-/// elsewhere pay. Courtyard seeds 201..400, `castle batch -v courtyard --seeds 201..400 -j 1
-/// --max-nodes 300000`: 106 wins found with no charge, 129 with 7 or 10 moves per card, 133
-/// with this 8, 119 with 13; seeds 1..200 with `--max-nodes 3000000`: 117 with no charge,
-/// 140 with 8. The phase only ever reports a win, so no verdict rests on this.
-const WASTE_GUIDE: u32 = 80;
 
 /// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
 /// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
@@ -472,7 +448,7 @@ pub(super) struct Context<'a, const W: usize> {
     t0: std::time::Instant,
     pub(super) table: table::Table<W>,
     scratches: Vec<search::Scratch<W>>,
-    pool: Option<rayon::ThreadPool>,
+    pub(super) pool: Option<rayon::ThreadPool>,
     /// See [`search::Run::donate_mask`].
     pub(super) donate_mask: u64,
     /// Nodes of the attempts so far.

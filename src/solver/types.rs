@@ -172,7 +172,7 @@ pub enum Phase {
     /// The best-first search run between the depth-first attempts: weighted A\* towards
     /// positions with few moves left (see `solver/bestfirst.rs`). It uses only exact reductions but may
     /// stop before it has seen everything, so it only ever reports a win.
-    BestFirst,
+    BestFirst(super::portfolio::Member),
     /// The complete search (every reduction proved to keep every win).
     Complete,
     /// The suit-blind quotient (see [`super::quotient`]): it exhausted an over-approximation of
@@ -185,7 +185,7 @@ impl Phase {
     pub const fn name(self) -> &'static str {
         match self {
             Phase::Quick => "quick",
-            Phase::BestFirst => "best-first",
+            Phase::BestFirst(m) => m.name(),
             Phase::Complete => "complete",
             Phase::Quotient => "quotient",
         }

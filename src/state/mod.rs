@@ -22,11 +22,13 @@ use crate::deal::{Deal, MAX_PILE};
 use crate::moves::{is_cell, is_tableau, Move, CELL, FOUNDATION, STOCK, WASTE};
 use crate::rules::{Build, SequenceMoves};
 
+mod eval;
 mod key;
 mod movegen;
 mod order;
 mod safe;
 
+pub use eval::Features;
 pub(crate) use key::{KEY_HASH_MUL, KEY_HASH_SEED};
 
 /// Most tableau piles any variant uses.
