@@ -29,11 +29,20 @@ pub enum Member {
     Dig,
     /// Weighted A\* with a heavier weight, `f = g/5 + 5 h`: nearly greedy on the bound.
     Greedy,
+    /// Greedy on the cards home alone (the deepest first among equals): a depth-first search
+    /// that climbs to every position with more cards home before it looks sideways.
+    Home,
 }
 
 impl Member {
     /// Every member, in the order they take turns.
-    pub const ALL: [Member; 4] = [Member::Bound, Member::Disorder, Member::Dig, Member::Greedy];
+    pub const ALL: [Member; 5] = [
+        Member::Bound,
+        Member::Disorder,
+        Member::Dig,
+        Member::Greedy,
+        Member::Home,
+    ];
 
     /// The name used in every output (the JSON report's `phase`).
     pub const fn name(self) -> &'static str {
@@ -42,8 +51,22 @@ impl Member {
             Member::Disorder => "disorder",
             Member::Dig => "dig",
             Member::Greedy => "greedy",
+            Member::Home => "home",
         }
     }
+
+    /// The member's share of the portfolio's nodes, in parts of [`Member::SHARES`]: the
+    /// best-first member runs as long as it did alone before the portfolio (so a deal it wins
+    /// takes no more nodes than then), each other member a quarter of that.
+    pub const fn share(self) -> u64 {
+        match self {
+            Member::Bound => 4,
+            _ => 1,
+        }
+    }
+
+    /// The parts the shares are counted in (see [`Member::share`]).
+    pub const SHARES: u64 = 4;
 
     /// The member of this name (or of its short name without the `best-first` prefix).
     pub fn from_name(name: &str) -> Option<Member> {
@@ -75,6 +98,10 @@ impl Member {
             Member::Greedy => Eval {
                 g: 2,
                 bound: 50,
+                ..Eval::default()
+            },
+            Member::Home => Eval {
+                left: 10,
                 ..Eval::default()
             },
         };
@@ -178,16 +205,34 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         self.passes.is_empty()
     }
 
-    /// Runs a slice of `nodes` positions, split evenly among the members (at once on `pool`
-    /// when there is one). Returns why it stopped and the bytes of the members that stopped
-    /// for good (out of room, or out of positions), for the table.
+    /// Nodes a slice of `unit` would take: each member's [`Member::share`] of it.
+    pub(super) fn slice_nodes(&self, unit: u64) -> u64 {
+        self.passes
+            .iter()
+            .map(|(m, _)| unit * m.share() / Member::SHARES)
+            .sum()
+    }
+
+    /// Runs a slice: each member expands its [`Member::share`] of `unit` positions, and no
+    /// more than the `cap` all together allow, in proportion (at once on `pool` when there is
+    /// one). Returns why it stopped and the bytes of the members that stopped for good (out
+    /// of room, or out of positions), for the table.
     pub(super) fn run(
         &mut self,
-        nodes: u64,
+        unit: u64,
+        cap: Option<u64>,
         deadline: Option<std::time::Instant>,
         pool: Option<&rayon::ThreadPool>,
     ) -> (Turn, usize) {
-        let each = (nodes / self.passes.len().max(1) as u64).max(1);
+        let total = self.slice_nodes(unit).max(1);
+        let nodes = |m: Member| {
+            let want = unit * m.share() / Member::SHARES;
+            let n = match cap {
+                Some(c) if c < total => (u128::from(want) * u128::from(c) / u128::from(total)) as u64,
+                _ => want,
+            };
+            n.max(1)
+        };
         let limits = PassLimits {
             nodes: u64::MAX,
             memory: self.share,
@@ -199,13 +244,13 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 use rayon::prelude::*;
                 self.passes
                     .par_iter_mut()
-                    .map(|(_, p)| p.run(each, limits, true))
+                    .map(|(m, p)| p.run(nodes(*m), limits, true))
                     .collect()
             }),
             _ => {
                 let mut stops = Vec::with_capacity(self.passes.len());
-                for (_, p) in &mut self.passes {
-                    let stop = p.run(each, limits, true);
+                for (m, p) in &mut self.passes {
+                    let stop = p.run(nodes(*m), limits, true);
                     stops.push(stop);
                     // One member's win ends the slice.
                     if stop == Stop::Won {

@@ -113,14 +113,13 @@ impl Solver {
             attempts += 1;
             let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
             if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
-                // A slice of the portfolio, a sixteenth of the attempt's nodes.
+                // A slice of the portfolio: the best-first member a sixteenth of the
+                // attempt's nodes, each other member a quarter of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
-                    let mut slice = (b / BEST_FIRST_SHARE).max(1);
-                    if let Some(m) = self.limits.max_nodes {
-                        slice = slice.min(m.saturating_sub(ctx.done));
-                    }
+                    let unit = (b / BEST_FIRST_SHARE).max(1);
+                    let cap = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
                     let before = pf.expanded;
-                    let (turn, freed) = pf.run(slice, bf_deadline, ctx.pool.as_ref());
+                    let (turn, freed) = pf.run(unit, cap, bf_deadline, ctx.pool.as_ref());
                     ctx.done += pf.expanded - before;
                     // A member out of room, or out of positions, stops; its bytes go to the
                     // table.
