@@ -896,7 +896,7 @@ impl PlayArgs {
                         .map_or(1, |d| d.as_nanos() as u64);
                     src.seed = Some(now % 1_000_000 + 1);
                 }
-                Game::new(src.load()?, !self.no_auto)
+                Game::new(src.load()?, !self.no_auto).numbered(src.numbering())
             }
         };
         let opts = PlayOptions {
