@@ -4,6 +4,7 @@
 //! [`progress`] (the spinner and the progress bar) the only one that knows indicatif.
 
 pub mod progress;
+pub mod signals;
 
 use castle::batch::{BatchOptions, Seeds};
 use castle::bench::PeerOptions;
