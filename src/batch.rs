@@ -438,6 +438,8 @@ pub enum Ended {
 ///
 /// # Errors
 /// The first error of `sink`, or of a solve (a bug: see [`crate::solver::SolveError`]).
+// Eight plain inputs, each named at the call: a struct for them would only be built to be
+// taken apart here.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     rules: Rules,
