@@ -10,7 +10,8 @@
 //! file with no whole line is a header torn by a crash, written again (unless it is not the
 //! start of the header, when it is refused untouched). A batch holds an advisory lock
 //! (`flock`) on its file for as long as it runs, so a second batch on the same file is refused
-//! with a message naming the first's process.
+//! with a message naming the first's process. An interrupt (`castle batch` sets a flag on
+//! SIGINT or SIGTERM) stops a run between rows, with nothing partial written: see [`run`].
 
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
@@ -23,6 +24,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// One solved deal, as a CSV row.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -407,12 +412,35 @@ pub fn open_for_append(
 /// Seeds handed to the workers at a time.
 const SEED_CHUNK: usize = 1 << 16;
 
+/// How often the calling thread of [`run`] looks at the interrupt flag while no row comes.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+/// How a [`run`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Every seed was solved and handed to the sink.
+    Done,
+    /// The interrupt flag was set: the sink got no row after it.
+    Interrupted,
+}
+
 /// Solves `seeds` of `rules` on `threads` workers (each with an equal share of the memory
 /// budget), skipping `done`, and hands each finished row and outcome to `sink` in the
 /// calling thread as soon as it is ready (rows come in completion order).
 ///
+/// # Interruption
+/// The calling thread looks at `interrupt` before each row and every [`INTERRUPT_POLL`]
+/// while it waits for one (a signal handler sets it; see `castle batch`). Once it is set, no
+/// row reaches `sink` and no deal is started, and `run` returns [`Ended::Interrupted`] at
+/// once: the deals in flight are abandoned, unrecorded (the solver has no stop of its own;
+/// their workers finish them in the background, send to no one and end, or end with the
+/// process). The rows handed to `sink` before are all there is.
+///
 /// # Errors
 /// The first error of `sink`, or of a solve (a bug: see [`crate::solver::SolveError`]).
+// Eight plain inputs, each named at the call: a struct for them would only be built to be
+// taken apart here.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     rules: Rules,
     numbering: Numbering,
@@ -420,8 +448,9 @@ pub fn run(
     done: &HashSet<u64>,
     solver: Solver,
     threads: usize,
+    interrupt: &AtomicBool,
     sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
-) -> Result<(), Error> {
+) -> Result<Ended, Error> {
     let threads = threads.max(1);
     let mut per = solver;
     per.limits.memory_bytes = (solver.limits.memory_bytes / threads).max(1 << 20);
@@ -431,12 +460,15 @@ pub fn run(
         .map_err(std::io::Error::other)?;
     type Solved = Result<(Row, Deal, Outcome), SolveError>;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
-    // Set when the receiver has gone (the sink failed): no more deals are started.
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let mut result = Ok(());
-    std::thread::scope(|scope| {
-        let stop = &stop;
-        scope.spawn(move || {
+    // Set when the receiver stops taking rows (the sink failed, or an interrupt): no more
+    // deals are started.
+    let stop = Arc::new(AtomicBool::new(false));
+    // The workers' own copy of the seeds done: an interrupted run returns without waiting
+    // for them, so they borrow nothing from the caller.
+    let done = Arc::new(done.clone());
+    let feeder = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
             // The seeds in chunks, so that a range of any length takes no more memory than
             // one chunk (`--seeds 1..18446744073709551615` is a run that never ends, not an
             // allocation that fails).
@@ -444,7 +476,7 @@ pub fn run(
             pool.install(|| loop {
                 use rayon::prelude::*;
                 let chunk: Vec<u64> = todo.by_ref().take(SEED_CHUNK).collect();
-                if chunk.is_empty() || stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if chunk.is_empty() || stop.load(Ordering::Relaxed) {
                     break;
                 }
                 // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and a
@@ -454,7 +486,7 @@ pub fn run(
                     .par_iter()
                     .with_max_len(1)
                     .for_each_with(tx.clone(), |tx, &seed| {
-                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        if stop.load(Ordering::Relaxed) {
                             return;
                         }
                         // The numbering was checked on the first seed before the run started.
@@ -465,22 +497,43 @@ pub fn run(
                             .solve(&deal)
                             .map(|out| (Row::new(&deal, numbering, &out), deal, out));
                         if tx.send(solved).is_err() {
-                            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                            stop.store(true, Ordering::Relaxed);
                         }
                     });
             });
             drop(tx);
-        });
-        for solved in rx {
-            if let Err(e) = solved
-                .map_err(Error::from)
-                .and_then(|(row, deal, out)| sink(row, deal, out))
-            {
-                result = Err(e);
-                break;
-            }
+        })
+    };
+    let result = loop {
+        if interrupt.load(Ordering::Relaxed) {
+            break Ok(Ended::Interrupted);
         }
-    });
+        let solved = match rx.recv_timeout(INTERRUPT_POLL) {
+            Ok(solved) => solved,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break Ok(Ended::Done),
+        };
+        // A row that came with the interrupt is dropped with the deals in flight.
+        if interrupt.load(Ordering::Relaxed) {
+            break Ok(Ended::Interrupted);
+        }
+        if let Err(e) = solved
+            .map_err(Error::from)
+            .and_then(|(row, deal, out)| sink(row, deal, out))
+        {
+            break Err(e);
+        }
+    };
+    stop.store(true, Ordering::Relaxed);
+    drop(rx);
+    if !matches!(result, Ok(Ended::Interrupted)) {
+        // Every seed solved, or the sink failed: the workers stop at their next send, and
+        // the pool is gone when the feeder returns. A worker's panic goes on here, as it
+        // would in a scoped thread.
+        if let Err(panic) = feeder.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
     result
 }
 
@@ -529,6 +582,8 @@ pub struct Tally {
     pub done_before: usize,
     /// Whether the file's `unknown` seeds were solved again.
     pub retried: bool,
+    /// Whether the run was interrupted (see [`run`]): the rows counted are all written.
+    pub interrupted: bool,
 }
 
 impl Tally {
@@ -620,13 +675,16 @@ impl Batch {
     }
 
     /// Solves the seeds (see [`run`]), writing each row as it comes (to the CSV file, or to
-    /// `out`) and calling `progress` after each.
+    /// `out`) and calling `progress` after each. Once `interrupt` is set no more rows are
+    /// written, and the tally says `interrupted` (see "Interruption" at [`run`]); each row
+    /// written is whole and flushed.
     ///
     /// # Errors
     /// Writing a row, or a solve's internal error.
     pub fn run(
         mut self,
         out: &mut impl Write,
+        interrupt: &AtomicBool,
         progress: &mut dyn FnMut(&Tally),
     ) -> Result<Tally, Error> {
         let o = &self.opts;
@@ -638,13 +696,14 @@ impl Batch {
             retried: o.retry_unknown,
             ..Tally::default()
         };
-        run(
+        let ended = run(
             o.rules,
             o.numbering,
             o.seeds,
             &self.done,
             o.solver,
             o.threads,
+            interrupt,
             &mut |row, deal, outcome| {
                 match outcome.verdict {
                     Verdict::Solvable => tally.won += 1,
@@ -677,6 +736,7 @@ impl Batch {
                 Ok(())
             },
         )?;
+        tally.interrupted = ended == Ended::Interrupted;
         Ok(tally)
     }
 }

@@ -4,6 +4,7 @@
 //! [`progress`] (the spinner and the progress bar) the only one that knows indicatif.
 
 pub mod progress;
+pub mod signals;
 
 use castle::batch::{BatchOptions, Seeds};
 use castle::bench::PeerOptions;
@@ -911,7 +912,7 @@ impl PlayArgs {
                         .map_or(1, |d| d.as_nanos() as u64);
                     src.seed = Some(now % 1_000_000 + 1);
                 }
-                Game::new(src.load()?, !self.no_auto)
+                Game::new(src.load()?, !self.no_auto).numbered(src.numbering())
             }
         };
         let opts = PlayOptions {

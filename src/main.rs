@@ -173,10 +173,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 note(&opts.rules, &opts.solver);
             }
             let batch = Batch::open(opts)?;
+            let interrupt = cli::signals::Interrupt::on_signals()?;
             let bar = progress::batch_bar(batch.todo(), a.quiet);
             let t0 = std::time::Instant::now();
-            let tally = batch.run(&mut out, &mut |t| progress::batch_step(&bar, t))?;
+            let tally = batch.run(&mut out, &interrupt.flag, &mut |t| {
+                progress::batch_step(&bar, t);
+            })?;
             bar.finish_and_clear();
+            if tally.interrupted {
+                eprintln!("{}", progress::batch_stopped(&tally, a.csv.as_deref()));
+                return Ok(ExitCode::from(interrupt.exit_code()));
+            }
             eprintln!(
                 "{}",
                 progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref())

@@ -176,9 +176,16 @@ pub fn write_solve(
     let l = &solver.limits;
     match r.verdict {
         Verdict::Solvable => {
+            // The search's first win, when the shortening made it shorter.
+            let first = match r.first_len {
+                Some(n) if n > r.moves.len() => {
+                    format!("; the search's first win had {n}, --raw prints it")
+                }
+                _ => String::new(),
+            };
             writeln!(
                 out,
-                "solvable: won in {} (checked by replay)",
+                "solvable: won in {} (checked by replay{first})",
                 count(r.moves.len() as u64, "move")
             )?;
             write!(out, "{}", draw_moves_in(&steps_of(&r.moves), color))?;

@@ -74,6 +74,11 @@ pub struct Report {
     /// Every move, automatic foundation moves and fills included (single cards, except runs
     /// under unlimited sequence moves, which carry a `count`).
     pub moves: Vec<MoveJson>,
+    /// For a win castle searched for: the number of moves of the search's first win, before
+    /// the shortening (at least the length of `moves`; equal with `--raw`). Absent otherwise,
+    /// and in reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_win_moves: Option<usize>,
     /// Nodes searched.
     pub nodes: u64,
     /// States stored.
@@ -168,6 +173,7 @@ impl Report {
             deal: DealJson::of(deal),
             verdict: out.verdict.name().to_string(),
             moves: moves_json(&out.moves),
+            first_win_moves: out.first_len,
             nodes: out.nodes,
             states: out.states,
             seconds: (out.seconds * 1e6).round() / 1e6,
@@ -203,6 +209,7 @@ impl Report {
             deal: DealJson::of(deal),
             verdict: verdict.name().to_string(),
             moves,
+            first_win_moves: None,
             nodes: 0,
             states: 0,
             seconds: 0.0,

@@ -1,6 +1,8 @@
 //! A batch killed with SIGKILL at a dozen points, each chosen by its progress (the rows in its
 //! CSV file), and resumed each time, ends with the rows of a clean run: every seed once, each
-//! with the same verdict, moves, nodes and states.
+//! with the same verdict, moves, nodes and states. A batch stopped by Ctrl-C (SIGINT) or
+//! SIGTERM says how many rows it saved and how to go on, exits with 130 or 143, leaves only
+//! whole rows, and the same command finishes it with the rows of a clean run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,7 +14,11 @@ use std::time::{Duration, Instant};
 const SEEDS: u64 = 300;
 
 fn args(csv: &Path) -> Vec<String> {
-    let last = SEEDS.to_string();
+    args_upto(SEEDS, csv)
+}
+
+/// `castle batch` on seeds `1..=last` (as [`args`]) into `csv`.
+fn args_upto(last: u64, csv: &Path) -> Vec<String> {
     let seeds = format!("1..{last}");
     [
         "batch",
@@ -119,4 +125,132 @@ fn a_batch_killed_a_dozen_times_resumes_to_the_clean_run() {
         assert_eq!(got.get(seed), Some(row), "seed {seed}; kills at {kills:?}");
     }
     eprintln!("killed at {kills:?} rows of {SEEDS}");
+}
+
+/// Sends `signal` (`INT`, `TERM`) to a child, with the system's `kill` command.
+#[cfg(unix)]
+fn signal(child: &std::process::Child, signal: &str) {
+    let sent = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{signal}");
+}
+
+/// Waits until `done()` or the child ends (false then), for at most a minute.
+#[cfg(unix)]
+fn wait_for(child: &mut std::process::Child, done: impl Fn() -> bool) -> bool {
+    let t0 = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if done() {
+            return true;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_batch_between_rows_and_the_same_command_goes_on() {
+    // About a third of the kill test's seeds: several seconds on two threads.
+    const LAST: u64 = 120;
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean.csv");
+    let stopped = dir.path().join("stopped.csv");
+    let out = castle(&args_upto(LAST, &clean)).wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = rows(&clean);
+    assert_eq!(want.len() as u64, LAST);
+
+    let mut child = castle(&args_upto(LAST, &stopped));
+    let started = wait_for(&mut child, || rows(&stopped).len() >= 20);
+    assert!(started, "the batch ended before 20 rows");
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    // Only whole rows: the file ends with a newline, and every line has every column.
+    let text = std::fs::read_to_string(&stopped).unwrap();
+    assert!(text.ends_with('\n'), "a torn last line: {text}");
+    let saved = rows(&stopped);
+    assert!(
+        saved.len() >= 20 && (saved.len() as u64) < LAST,
+        "{} rows",
+        saved.len()
+    );
+    let name = stopped.display();
+    let n = saved.len();
+    assert!(
+        stderr.contains(&format!(
+            "stopped: {n} rows saved to {name} ({n} in all); run the same command to go on"
+        )),
+        "{stderr}"
+    );
+    for (seed, row) in &saved {
+        assert_eq!(want.get(seed), Some(row), "seed {seed}");
+    }
+
+    let out = castle(&args_upto(LAST, &stopped))
+        .wait_with_output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("({n} done before)")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(rows(&stopped), want);
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_json_lines_between_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("out.jsonl");
+    let mut a = args_upto(120, &jsonl);
+    a.truncate(a.len() - 2);
+    a.extend(["-f", "jsonl"].map(String::from));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_castle"))
+        .args(&a)
+        .stdout(std::fs::File::create(&jsonl).unwrap())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = || {
+        std::fs::read_to_string(&jsonl)
+            .unwrap_or_default()
+            .matches('\n')
+            .count()
+    };
+    assert!(
+        wait_for(&mut child, || lines() >= 10),
+        "the batch ended before 10 rows"
+    );
+    signal(&child, "TERM");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    assert!(text.ends_with('\n'), "a torn last line");
+    for l in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["verdict"].is_string(), "{l}");
+    }
+    let n = text.lines().count();
+    assert!(
+        stderr.contains(&format!("stopped: {n} rows written to standard output")),
+        "{stderr}"
+    );
 }

@@ -828,3 +828,128 @@ fn the_full_screen_board_shows_the_stock_and_the_waste() {
     p.flush().unwrap();
     p.exp_eof().unwrap();
 }
+
+/// `--numbering pysol` shows in the board's title, is kept by save and load (at the start
+/// and by command), and a save file from before the field existed still loads, as castle's
+/// numbering.
+#[test]
+fn pysol_numbering_shows_in_the_title_and_survives_save_and_load() {
+    let pysol = ["--seed", "67", "--numbering", "pysol"];
+    let report = solve(&pysol);
+    assert_eq!(report["verdict"], "solvable");
+    let moves = line_moves(&report);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pysol.json");
+    let f = file.to_str().unwrap();
+    let args = [&pysol[..], &["--coach-nodes", "0", "--no-auto"]].concat();
+    let out = play(
+        &args,
+        &format!("{}\nsave {f}\nquit\n", moves[..5].join("\n")),
+    );
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let b = boards(&out);
+    let title = "beleaguered-castle deal 67 (PySolFC's game number)";
+    assert!(
+        b.iter().all(|b| b.starts_with(&format!("# {title}"))),
+        "{out}"
+    );
+    // The board is PySolFC's deal 67 as `castle deal` gives it, not castle's deal 67.
+    let dealt = |args: &[&str]| -> Vec<String> {
+        deal_json(args)["deal"]["tableau"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| cards(p).join(" "))
+            .collect()
+    };
+    let shown: Vec<String> = (1..=8)
+        .map(|i| field(&b[0], &format!("t{i}")).to_string())
+        .collect();
+    assert_eq!(shown, dealt(&pysol));
+    assert_ne!(shown, dealt(&["--seed", "67"]));
+    let saved = position(b.last().unwrap());
+
+    let text = std::fs::read_to_string(&file).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["numbering"], "pysol");
+    assert_eq!(v["seed"], 67);
+    let verify = castle().args(["verify", f]).output().unwrap();
+    assert!(verify.status.success());
+
+    // A new game keeps the numbering; a variant PySolFC does not number is castle's deal.
+    let out = play(&args, "new 68\nvariant fortress\nquit\n");
+    let b = boards(&out);
+    assert!(
+        b[1].starts_with("# beleaguered-castle deal 68 (PySolFC's game number)"),
+        "{out}"
+    );
+    assert_eq!(
+        field(&b[1], "t1"),
+        dealt(&["--seed", "68", "--numbering", "pysol"])[0]
+    );
+    assert!(b[2].starts_with("# fortress deal 68\n"), "{out}");
+    assert!(out.contains("dealt in castle's numbering"), "{out}");
+
+    // Loaded at the start: the same position, still PySolFC's, and saved again so.
+    let again = dir.path().join("again.json");
+    let out = play(
+        &["--load", f, "--coach-nodes", "0"],
+        &format!("save {}\nquit\n", again.display()),
+    );
+    let b = boards(&out);
+    assert!(b[0].starts_with(&format!("# {title}")), "{out}");
+    assert_eq!(position(&b[0]), saved);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(v["numbering"], "pysol");
+    // Loaded by command in a game of castle's numbering.
+    let out = play(
+        &["--seed", "9", "--coach-nodes", "0"],
+        &format!("load {f}\nquit\n"),
+    );
+    let last = boards(&out).pop().unwrap();
+    assert!(last.starts_with(&format!("# {title}")), "{out}");
+    assert_eq!(position(&last), saved);
+
+    // A file saved before the numbering was kept has no `numbering`: castle's deal.
+    let old_file = dir.path().join("old.json");
+    let out = play(
+        &["--seed", EASY, "--coach-nodes", "0", "--no-auto"],
+        &format!("{}\nsave {}\nquit\n", solution(EASY)[0], old_file.display()),
+    );
+    let saved = position(boards(&out).last().unwrap());
+    let mut old: Value =
+        serde_json::from_str(&std::fs::read_to_string(&old_file).unwrap()).unwrap();
+    assert_eq!(old["numbering"], "castle");
+    old.as_object_mut().unwrap().remove("numbering");
+    std::fs::write(&old_file, serde_json::to_string_pretty(&old).unwrap()).unwrap();
+    let out = play(
+        &["--load", old_file.to_str().unwrap(), "--coach-nodes", "0"],
+        &format!("save {}\nquit\n", again.display()),
+    );
+    let b = boards(&out);
+    assert!(
+        b[0].starts_with(&format!("# beleaguered-castle deal {EASY}, ")),
+        "{out}"
+    );
+    assert_eq!(position(&b[0]), saved);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(v["numbering"], "castle");
+}
+
+#[test]
+fn the_full_screen_board_names_pysol_numbering() {
+    let bin = assert_cmd::cargo::cargo_bin("castle");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg(
+            "stty rows 30 cols 110 && exec \"$0\" play --seed 67 --numbering pysol --coach-nodes 0",
+        )
+        .arg(&bin);
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    for word in ["beleaguered-castle", "67", "PySolFC's", "quit"] {
+        p.exp_string(word).unwrap();
+    }
+    p.send("q").unwrap();
+    p.flush().unwrap();
+    p.exp_eof().unwrap();
+}

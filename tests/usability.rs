@@ -64,6 +64,61 @@ fn the_default_win_is_short_and_the_first_win_is_a_flag_away() {
     run_err(&["solve", "--seed", "42", "--raw", "--short"]);
 }
 
+/// The JSON names the length of the search's first win beside the line it prints: never
+/// shorter than the printed line by default, the same line's length with `--raw`; the text
+/// mentions it only when the two differ. Every line printed replays.
+#[test]
+fn the_first_win_s_length_stands_beside_the_printed_one() {
+    let mut shortened = 0;
+    let deals = [
+        ("bc", "42"),
+        ("bc", "2"),
+        ("bc", "4"),
+        ("fortress", "2"),
+        ("castile", "4"),
+    ];
+    for (variant, seed) in deals {
+        let base = ["solve", "-v", variant, "--seed", seed, "-q"];
+        let json = |extra: &[&str]| -> (String, Value) {
+            let out = run_ok(&[&base[..], &["-f", "json"], extra].concat());
+            let v = serde_json::from_str(&out).unwrap();
+            (out, v)
+        };
+        let (short, s) = json(&[]);
+        let (raw, r) = json(&["--raw"]);
+        if s["verdict"] != "solvable" {
+            assert!(
+                s.get("first_win_moves").is_none(),
+                "{variant} {seed}: {short}"
+            );
+            continue;
+        }
+        let len = |v: &Value| v["moves"].as_array().unwrap().len() as u64;
+        let first = |v: &Value| v["first_win_moves"].as_u64().expect("first_win_moves");
+        assert!(first(&s) >= len(&s), "{variant} {seed}: default");
+        assert_eq!(
+            first(&r),
+            len(&r),
+            "{variant} {seed}: --raw prints the first win"
+        );
+        assert_eq!(first(&s), first(&r), "{variant} {seed}: the same search");
+        verify(&short);
+        verify(&raw);
+        let text = run_ok(&base);
+        let said = format!("the search's first win had {}", first(&s));
+        assert_eq!(
+            text.contains(&said),
+            first(&s) > len(&s),
+            "{variant} {seed}: {text}"
+        );
+        let text = run_ok(&[&base[..], &["--raw"]].concat());
+        assert!(!text.contains("first win had"), "{variant} {seed}: {text}");
+        shortened += usize::from(first(&s) > len(&s));
+    }
+    // Measured: bc deal 42's first win has 165 moves, the default prints 72.
+    assert!(shortened >= 1, "some first win was shortened");
+}
+
 #[test]
 fn stats_reads_batch_json_lines_like_its_csv() {
     let dir = tempfile::tempdir().unwrap();

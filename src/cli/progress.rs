@@ -91,3 +91,18 @@ pub fn batch_end(tally: &Tally, elapsed: Duration, csv: Option<&std::path::Path>
         ),
     }
 }
+
+/// The line of a batch stopped by a signal: the rows written, where, and how to go on.
+pub fn batch_stopped(tally: &Tally, csv: Option<&std::path::Path>) -> String {
+    let rows = castle::render::count(tally.deals(), "row");
+    match csv {
+        Some(p) => format!(
+            "stopped: {rows} saved to {} ({} in all); run the same command to go on",
+            p.display(),
+            tally.deals() + tally.done_before as u64
+        ),
+        None => format!(
+            "stopped: {rows} written to standard output (with --csv FILE, running the same command again goes on where it stopped)"
+        ),
+    }
+}

@@ -16,7 +16,7 @@
 
 use crate::card::{Card, Suit};
 use crate::check::{Board, Step, StepError};
-use crate::deal::Deal;
+use crate::deal::{Deal, Numbering};
 use crate::pile::Pile;
 use crate::rules::SequenceMoves;
 
@@ -237,6 +237,8 @@ pub struct Game {
     /// Undone moves, the next to redo last.
     undone: Vec<Entry>,
     auto: bool,
+    /// Whose number the deal's seed is (shown in the title, kept in save files).
+    numbering: Numbering,
 }
 
 impl Game {
@@ -248,6 +250,7 @@ impl Game {
             done: Vec::new(),
             undone: Vec::new(),
             auto,
+            numbering: Numbering::Castle,
         }
     }
 
@@ -256,6 +259,18 @@ impl Game {
         let mut g = Game::unplayed(deal, auto);
         g.autoplay();
         g
+    }
+
+    /// The game with its deal's number read in `numbering` (castle's unless said; the deal
+    /// itself must be that numbering's deal of its seed).
+    pub fn numbered(mut self, numbering: Numbering) -> Game {
+        self.numbering = numbering;
+        self
+    }
+
+    /// Whose number the deal's seed is.
+    pub fn numbering(&self) -> Numbering {
+        self.numbering
     }
 
     /// The deal as dealt.

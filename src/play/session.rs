@@ -5,8 +5,8 @@
 use super::coach::{hint_text, Coach, Mark};
 use super::game::{Entry, Game, Played, Target};
 use crate::check::{Board, Step};
-use crate::deal::Deal;
-use crate::rules::{SequenceMoves, Variant};
+use crate::deal::{Deal, Numbering};
+use crate::rules::{Rules, SequenceMoves, Variant};
 use crate::solver::Verdict;
 use std::path::{Path, PathBuf};
 
@@ -110,22 +110,27 @@ impl Session {
         self.coach.mark(self.game.board())
     }
 
-    /// A name for the save file: `castle-VARIANT-SEED.json`.
+    /// A name for the save file: `castle-VARIANT-SEED.json` (`castle-VARIANT-pysol-SEED.json`
+    /// for PySolFC's numbers, another deal).
     pub fn default_save_name(&self) -> String {
         let d = self.game.deal();
-        match d.seed {
-            Some(s) => format!("castle-{}-{s}.json", d.rules.variant.name()),
-            None => format!("castle-{}.json", d.rules.variant.name()),
+        let v = d.rules.variant.name();
+        match (d.seed, self.game.numbering()) {
+            (Some(s), Numbering::Castle) => format!("castle-{v}-{s}.json"),
+            (Some(s), n) => format!("castle-{v}-{}-{s}.json", n.name()),
+            (None, _) => format!("castle-{v}.json"),
         }
     }
 
-    /// One line on the deal: `beleaguered-castle deal 42, start rank 1`, with the rule
-    /// options that are on (`foundation return`, `runs move as one`).
+    /// One line on the deal: `beleaguered-castle deal 42, start rank 1`, with the numbering
+    /// when it is not castle's (`deal 67 (PySolFC's game number)`) and the rule options that
+    /// are on (`foundation return`, `runs move as one`).
     pub fn title(&self) -> String {
         let d = self.game.deal();
-        let which = match d.seed {
-            Some(s) => format!("deal {s}"),
-            None => "a deal from a file".to_string(),
+        let which = match (d.seed, self.game.numbering()) {
+            (Some(s), Numbering::Pysol) => format!("deal {s} (PySolFC's game number)"),
+            (Some(s), Numbering::Castle) => format!("deal {s}"),
+            (None, _) => "a deal from a file".to_string(),
         };
         let o = d.rules.options;
         let mut t = format!("{} {which}", d.rules.variant.name());
@@ -155,10 +160,28 @@ impl Session {
         Reply::Done(lines)
     }
 
-    fn fresh(&mut self, deal: Deal, what: String) -> Reply {
+    /// Deal `seed` of `rules` in the game's numbering; where that numbering has no such deal
+    /// (PySolFC's numbers cover bc, sa and citadel, each at its own start rank, from 1),
+    /// castle's, with a note that says so.
+    fn numbered_deal(&self, rules: Rules, seed: u64) -> (Deal, Numbering, Option<String>) {
+        let numbering = self.game.numbering();
+        match Deal::numbered(rules, numbering, seed) {
+            Ok(deal) => (deal, numbering, None),
+            Err(e) => {
+                let why = e.0.replace("--start-rank", "the start rank");
+                let note = format!("dealt in castle's numbering: {why}");
+                (Deal::from_seed(rules, seed), Numbering::Castle, Some(note))
+            }
+        }
+    }
+
+    /// A new game of `seed` of `rules` (see [`Session::numbered_deal`]).
+    fn fresh(&mut self, rules: Rules, seed: u64, what: String) -> Reply {
         let auto = self.game.auto();
-        self.game = Game::new(deal, auto);
+        let (deal, numbering, note) = self.numbered_deal(rules, seed);
+        self.game = Game::new(deal, auto).numbered(numbering);
         let mut lines = vec![format!("{what}: {}", self.title())];
+        lines.extend(note);
         let made: Vec<Step> = self.game.history().iter().map(|e| e.step.clone()).collect();
         if !made.is_empty() {
             lines.push(format!("automatic: {}", list(&made)));
@@ -209,7 +232,7 @@ impl Session {
                 let rules = *self.game.rules();
                 let seed =
                     n.unwrap_or_else(|| self.game.deal().seed.map_or(1, |s| s.wrapping_add(1)));
-                self.fresh(Deal::from_seed(rules, seed), "new game".to_string())
+                self.fresh(rules, seed, "new game".to_string())
             }
             Action::Auto(on) => {
                 let on = on.unwrap_or(!self.game.auto());
@@ -223,10 +246,7 @@ impl Session {
             Action::StartRank(k) => match self.game.rules().with_start_rank(*k) {
                 Ok(rules) => {
                     let seed = self.game.deal().seed.unwrap_or(1);
-                    self.fresh(
-                        Deal::from_seed(rules, seed),
-                        format!("start rank {k}, new game"),
-                    )
+                    self.fresh(rules, seed, format!("start rank {k}, new game"))
                 }
                 Err(e) => Reply::Refused(e.to_string().replace("--start-rank", "the start rank")),
             },
@@ -237,10 +257,7 @@ impl Session {
                     .rules()
                     .with_foundation_return(o.foundation_return)
                     .with_sequence_moves(o.sequence_moves);
-                self.fresh(
-                    Deal::from_seed(rules, seed),
-                    format!("variant {v}, new game"),
-                )
+                self.fresh(rules, seed, format!("variant {v}, new game"))
             }
             Action::Save(path) => self.save(path),
             Action::Load(path) => self.load(path),

@@ -215,6 +215,9 @@ impl Solver {
     ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
         let mut out = self.attempts::<W>(deal, progress);
+        if out.verdict == Verdict::Solvable {
+            out.first_len = Some(out.moves.len());
+        }
         if out.verdict == Verdict::Solvable && self.shorten {
             out.moves = crate::shorten::shorten(deal, &out.moves)?;
             out.seconds = t0.elapsed().as_secs_f64();

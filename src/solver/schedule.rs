@@ -586,6 +586,7 @@ impl<'a, const W: usize> Context<'a, W> {
             phase,
             short_nodes: None,
             shortest: false,
+            first_len: None,
         }
     }
 }

@@ -132,6 +132,10 @@ pub struct Outcome {
     pub short_nodes: Option<u64>,
     /// True when the short-solution search proved that no win is shorter than `moves`.
     pub shortest: bool,
+    /// For `Solvable`: the length of the search's first win, before the shortening pass and
+    /// the short-solution search (equal to `moves.len()` when neither ran, as with `castle
+    /// solve --raw`; never less). `None` otherwise.
+    pub first_len: Option<usize>,
 }
 
 /// A solve that could not return its outcome: a bug, since the search's wins are replayed by

@@ -4,6 +4,7 @@
 
 use super::{fill_step, Entry, Game};
 use crate::check::Step;
+use crate::deal::Numbering;
 use crate::formats;
 use crate::report::{MoveJson, Report};
 use crate::solver::Verdict;
@@ -16,7 +17,8 @@ impl Game {
     /// win, else `unknown` (no search was made: `limit` is null). An extra `play` object
     /// keeps what the contract has no place for: which moves were automatic (1-based move
     /// numbers), the moves that redo would bring back (next first, with which of them were
-    /// automatic) and the automatic-move switch; readers of the contract ignore it.
+    /// automatic) and the automatic-move switch; readers of the contract ignore it. The
+    /// deal's `numbering` is the contract's own field.
     pub fn to_json(&self) -> String {
         let mv = |s: &Step| MoveJson {
             card: s.card.to_string(),
@@ -33,7 +35,8 @@ impl Game {
             &self.deal,
             verdict,
             self.done.iter().map(|e| mv(&e.step)).collect(),
-        );
+        )
+        .numbered(self.numbering);
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         let automatic: Vec<usize> = self
             .done
@@ -68,7 +71,8 @@ impl Game {
     }
 
     /// A game saved by [`Game::to_json`], or any `castle solve --format json` report (its
-    /// moves are replayed). `origin` names the file in messages.
+    /// moves are replayed, and its deal numbering kept: castle's when the file names none).
+    /// `origin` names the file in messages.
     ///
     /// # Errors
     /// An [`InputError`] naming the file and the field or move at fault.
@@ -81,6 +85,13 @@ impl Game {
             ))
         })?;
         let steps = report.steps(origin)?;
+        // Files saved before the numbering was kept have none: castle's, the only one then.
+        let numbering = match &report.numbering {
+            Some(n) => n
+                .parse::<Numbering>()
+                .map_err(|e| InputError(format!("{origin}: numbering: {e}")))?,
+            None => Numbering::Castle,
+        };
         let v: Value = serde_json::from_str(text)
             .map_err(|e| InputError(format!("{origin}: invalid JSON: {e}")))?;
         let play = v.get("play");
@@ -101,7 +112,7 @@ impl Game {
                 .map_err(|e| InputError(format!("{origin}: play.redo: {e}")))?,
             None => Vec::new(),
         };
-        let mut g = Game::unplayed(deal, auto);
+        let mut g = Game::unplayed(deal, auto).numbered(numbering);
         for (i, s) in steps.into_iter().enumerate() {
             g.board.play(&s).map_err(|why| {
                 InputError(format!("{origin}: move {} ({s}) is illegal: {why}", i + 1))
