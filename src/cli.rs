@@ -437,7 +437,7 @@ pub struct BudgetArgs {
     /// No best-first searches (the portfolio) between the depth-first attempts.
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
-    /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, home, or all.
+    /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, or all.
     #[arg(long, help_heading = TUNING, default_value = "all", value_parser = parse_members, conflicts_with = "no_best_first")]
     pub portfolio: castle::solver::portfolio::Members,
     /// No probes (short depth-first attempts with new move orders) between the long ones.
@@ -757,7 +757,7 @@ fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, Strin
         Ok(m) if m.0 != 0 => Ok(m),
         Ok(_) => Err("no member named (try `all`)".to_string()),
         Err(name) => Err(format!(
-            "`{name}` is not a member (best-first, disorder, dig, greedy, home, all)"
+            "`{name}` is not a member (best-first, disorder, dig, greedy, all)"
         )),
     }
 }

@@ -29,20 +29,11 @@ pub enum Member {
     Dig,
     /// Weighted A\* with a heavier weight, `f = g/5 + 5 h`: nearly greedy on the bound.
     Greedy,
-    /// Greedy on the cards home alone (the deepest first among equals): a depth-first search
-    /// that climbs to every position with more cards home before it looks sideways.
-    Home,
 }
 
 impl Member {
     /// Every member, in the order they take turns.
-    pub const ALL: [Member; 5] = [
-        Member::Bound,
-        Member::Disorder,
-        Member::Dig,
-        Member::Greedy,
-        Member::Home,
-    ];
+    pub const ALL: [Member; 4] = [Member::Bound, Member::Disorder, Member::Dig, Member::Greedy];
 
     /// The name used in every output (the JSON report's `phase`).
     pub const fn name(self) -> &'static str {
@@ -51,7 +42,6 @@ impl Member {
             Member::Disorder => "disorder",
             Member::Dig => "dig",
             Member::Greedy => "greedy",
-            Member::Home => "home",
         }
     }
 
@@ -98,10 +88,6 @@ impl Member {
             Member::Greedy => Eval {
                 g: 2,
                 bound: 50,
-                ..Eval::default()
-            },
-            Member::Home => Eval {
-                left: 10,
                 ..Eval::default()
             },
         };
