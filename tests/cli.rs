@@ -1,10 +1,11 @@
 //! The binary end to end: golden deal numbers, format round trips, the JSON contract read
 //! back by `verify`, and bad input (exit code 2, a message naming the fault, never a panic).
 
-use assert_cmd::Command;
+mod common;
+
+use common::{castle, run_ok, temp_file};
 use predicates::prelude::*;
 use serde_json::Value;
-use std::io::Write;
 
 /// Every variant, by the name the command line takes.
 const VARIANTS: [&str; 6] = [
@@ -16,28 +17,8 @@ const VARIANTS: [&str; 6] = [
     "courtyard",
 ];
 
-fn castle() -> Command {
-    Command::cargo_bin("castle").unwrap()
-}
-
 fn data(path: &str) -> String {
     format!("{}/data/{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = castle().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "castle {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn temp_file(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::NamedTempFile::new().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
 }
 
 #[test]

@@ -183,3 +183,27 @@ pub fn verdict_of(shortest: Option<usize>) -> Verdict {
         Verdict::Unsolvable
     }
 }
+
+/// The built binary, ready for arguments (assert_cmd).
+pub fn castle() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("castle").unwrap()
+}
+
+/// Runs castle with `args`, asserts that it succeeded, and returns its standard output.
+pub fn run_ok(args: &[&str]) -> String {
+    let out = castle().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "castle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A temporary file holding `text` (removed when dropped).
+pub fn temp_file(text: &str) -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
