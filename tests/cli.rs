@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{castle, run_ok, temp_file};
+use common::{castle, run_castle, run_ok, temp_file};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -484,7 +484,7 @@ fn an_unbounded_stock_game_is_warned_about() {
 
 /// Runs castle with `stdin`, and returns the exit code and standard error.
 fn run_with(args: &[&str], stdin: &[u8]) -> (i32, String) {
-    let out = castle().args(args).write_stdin(stdin).output().unwrap();
+    let out = run_castle(args, stdin, None);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -207,3 +207,32 @@ pub fn temp_file(text: &str) -> tempfile::NamedTempFile {
     f.write_all(text.as_bytes()).unwrap();
     f
 }
+
+/// Runs the built binary in `dir` (or here) with `stdin` written to its standard input (from
+/// a thread of its own, so that a child that writes much before it reads cannot stall), and
+/// returns what it printed and how it ended. A child that exits without reading all of its
+/// input shows that in its exit status, not as an error here.
+pub fn run_castle(
+    args: &[&str],
+    stdin: &[u8],
+    dir: Option<&std::path::Path>,
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_castle"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let _ = input.write_all(stdin);
+        });
+        child.wait_with_output().unwrap()
+    })
+}
