@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{castle, run_castle, run_ok, temp_file};
+use common::{castle, run_castle, run_ok, temp_file, SMALL_BATCH};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -507,17 +507,10 @@ fn time_budgets_out_of_range_are_no_limit_or_refused() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("b.csv");
         let args = [
-            "batch",
-            "-q",
-            "--seeds",
-            "1..2",
-            "--start-rank",
-            "11",
-            "--max-seconds",
-            s,
-            "--csv",
-            csv.to_str().unwrap(),
-        ];
+            &SMALL_BATCH[..],
+            &["--max-seconds", s, "--csv", csv.to_str().unwrap()],
+        ]
+        .concat();
         assert_eq!(run_with(&args, b"").0, 0, "{args:?}");
     }
     for s in ["NaN", "0", "-inf"] {

@@ -16,7 +16,7 @@ use castle::check::Board;
 use castle::formats::{self, Format, ReadOptions};
 use castle::play::{coach::Coach, game::Game, lines, session::Session};
 use castle::{Deal, Variant};
-use common::run_castle;
+use common::{run_castle, SMALL_BATCH};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -539,19 +539,8 @@ fn the_binary_exits_0_1_or_2_on_mutated_input() {
         std::fs::write(&file, mutate(&mut r, csv.as_bytes())).unwrap();
         run(&["stats", f], b"", "in.txt", d);
         std::fs::write(&file, mutate(&mut r, csv.as_bytes())).unwrap();
-        let args = [
-            "batch",
-            "-q",
-            "--seeds",
-            "1..2",
-            "--start-rank",
-            "11",
-            "-j",
-            "1",
-            "--csv",
-            f,
-        ];
-        run(&[&args[..], &fast[..2]].concat(), b"", "in.txt", d);
+        let args = [&SMALL_BATCH[..], &["-j", "1", "--csv", f], &fast[..2]].concat();
+        run(&args, b"", "in.txt", d);
         let script = mutate(&mut r, PLAY.as_bytes());
         let args = ["play", "--seed", "4", "--coach-nodes", "200", "--lines"];
         run(&args, &script, "<stdin>", d);

@@ -236,3 +236,7 @@ pub fn run_castle(
         child.wait_with_output().unwrap()
     })
 }
+
+/// A batch of two quick deals (beleaguered castle from rank 11 up), quiet: the arguments the
+/// tests of `batch`'s options and readers start from (add `--csv FILE` and the flag tested).
+pub const SMALL_BATCH: [&str; 6] = ["batch", "-q", "--seeds", "1..2", "--start-rank", "11"];
