@@ -1,10 +1,11 @@
 //! The binary end to end: golden deal numbers, format round trips, the JSON contract read
 //! back by `verify`, and bad input (exit code 2, a message naming the fault, never a panic).
 
-use assert_cmd::Command;
+mod common;
+
+use common::{castle, run_castle, run_ok, temp_file, SMALL_BATCH};
 use predicates::prelude::*;
 use serde_json::Value;
-use std::io::Write;
 
 /// Every variant, by the name the command line takes.
 const VARIANTS: [&str; 6] = [
@@ -16,28 +17,8 @@ const VARIANTS: [&str; 6] = [
     "courtyard",
 ];
 
-fn castle() -> Command {
-    Command::cargo_bin("castle").unwrap()
-}
-
 fn data(path: &str) -> String {
     format!("{}/data/{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = castle().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "castle {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn temp_file(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::NamedTempFile::new().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
 }
 
 #[test]
@@ -503,7 +484,7 @@ fn an_unbounded_stock_game_is_warned_about() {
 
 /// Runs castle with `stdin`, and returns the exit code and standard error.
 fn run_with(args: &[&str], stdin: &[u8]) -> (i32, String) {
-    let out = castle().args(args).write_stdin(stdin).output().unwrap();
+    let out = run_castle(args, stdin, None);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -526,17 +507,10 @@ fn time_budgets_out_of_range_are_no_limit_or_refused() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("b.csv");
         let args = [
-            "batch",
-            "-q",
-            "--seeds",
-            "1..2",
-            "--start-rank",
-            "11",
-            "--max-seconds",
-            s,
-            "--csv",
-            csv.to_str().unwrap(),
-        ];
+            &SMALL_BATCH[..],
+            &["--max-seconds", s, "--csv", csv.to_str().unwrap()],
+        ]
+        .concat();
         assert_eq!(run_with(&args, b"").0, 0, "{args:?}");
     }
     for s in ["NaN", "0", "-inf"] {

@@ -10,14 +10,16 @@
 //! failure reproduces; `CASTLE_FUZZ_SEED=N` runs another sequence and `CASTLE_FUZZ_SCALE=K`
 //! K times as many inputs. The `fuzz/` directory has `cargo fuzz` targets for long runs.
 
+mod common;
+
 use castle::check::Board;
 use castle::formats::{self, Format, ReadOptions};
 use castle::play::{coach::Coach, game::Game, lines, session::Session};
 use castle::{Deal, Variant};
+use common::{run_castle, SMALL_BATCH};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::process::{Command, Stdio};
 
 /// The longest message an error may print, in bytes.
 const MAX_MESSAGE: usize = 400;
@@ -427,20 +429,7 @@ fn play_lines_never_panic() {
 /// Runs the binary; asserts it did not panic or die, and that a message is short and names
 /// `place`. Returns the exit code.
 fn run(args: &[&str], stdin: &[u8], place: &str, dir: &std::path::Path) -> i32 {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_castle"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut i = child.stdin.take().unwrap();
-        let _ = i.write_all(stdin);
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = run_castle(args, stdin, Some(dir));
     let err = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
     if code == Some(101) && NON_ASCII_PILE.iter().any(|k| err.contains(k)) {
@@ -550,19 +539,8 @@ fn the_binary_exits_0_1_or_2_on_mutated_input() {
         std::fs::write(&file, mutate(&mut r, csv.as_bytes())).unwrap();
         run(&["stats", f], b"", "in.txt", d);
         std::fs::write(&file, mutate(&mut r, csv.as_bytes())).unwrap();
-        let args = [
-            "batch",
-            "-q",
-            "--seeds",
-            "1..2",
-            "--start-rank",
-            "11",
-            "-j",
-            "1",
-            "--csv",
-            f,
-        ];
-        run(&[&args[..], &fast[..2]].concat(), b"", "in.txt", d);
+        let args = [&SMALL_BATCH[..], &["-j", "1", "--csv", f], &fast[..2]].concat();
+        run(&args, b"", "in.txt", d);
         let script = mutate(&mut r, PLAY.as_bytes());
         let args = ["play", "--seed", "4", "--coach-nodes", "200", "--lines"];
         run(&args, &script, "<stdin>", d);

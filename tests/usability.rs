@@ -4,23 +4,10 @@
 //! pictures are drawn, and the small words are right. Every win printed here is replayed by
 //! `castle verify` (the independent checker), not trusted.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{castle, run_ok, temp_file};
 use serde_json::Value;
-use std::io::Write;
-
-fn castle() -> Command {
-    Command::cargo_bin("castle").unwrap()
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = castle().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "castle {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn run_err(args: &[&str]) -> String {
     let out = castle().args(args).output().unwrap();
@@ -30,12 +17,6 @@ fn run_err(args: &[&str]) -> String {
         "castle {args:?} should be refused"
     );
     String::from_utf8(out.stderr).unwrap()
-}
-
-fn temp_file(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::NamedTempFile::new().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
 }
 
 fn verify(report: &str) {

@@ -40,7 +40,23 @@ fn is_executable(p: &Path) -> bool {
     }
 }
 
-pub(super) use sys::{run, Exit};
+pub(super) use sys::run;
+
+/// How the child ended.
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// A finished run: its output, how it ended, and what it cost.
+pub struct Finished {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit: Exit,
+    pub timed_out: bool,
+    pub seconds: f64,
+    pub peak_rss_bytes: Option<u64>,
+}
 
 #[cfg(unix)]
 mod sys {
@@ -52,20 +68,7 @@ mod sys {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
-    /// How the child ended.
-    pub enum Exit {
-        Code(i32),
-        Signal(i32),
-    }
-
-    pub struct Finished {
-        pub stdout: String,
-        pub stderr: String,
-        pub exit: Exit,
-        pub timed_out: bool,
-        pub seconds: f64,
-        pub peak_rss_bytes: Option<u64>,
-    }
+    use super::{Exit, Finished};
 
     fn drain(r: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
         std::thread::spawn(move || {
@@ -209,19 +212,7 @@ mod sys {
     use std::path::Path;
     use std::time::Duration;
 
-    pub enum Exit {
-        Code(i32),
-        Signal(i32),
-    }
-
-    pub struct Finished {
-        pub stdout: String,
-        pub stderr: String,
-        pub exit: Exit,
-        pub timed_out: bool,
-        pub seconds: f64,
-        pub peak_rss_bytes: Option<u64>,
-    }
+    use super::Finished;
 
     pub fn run(
         _: &Path,

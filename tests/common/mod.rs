@@ -183,3 +183,60 @@ pub fn verdict_of(shortest: Option<usize>) -> Verdict {
         Verdict::Unsolvable
     }
 }
+
+/// The built binary, ready for arguments (assert_cmd).
+pub fn castle() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("castle").unwrap()
+}
+
+/// Runs castle with `args`, asserts that it succeeded, and returns its standard output.
+pub fn run_ok(args: &[&str]) -> String {
+    let out = castle().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "castle {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A temporary file holding `text` (removed when dropped).
+pub fn temp_file(text: &str) -> tempfile::NamedTempFile {
+    use std::io::Write;
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+    f
+}
+
+/// Runs the built binary in `dir` (or here) with `stdin` written to its standard input (from
+/// a thread of its own, so that a child that writes much before it reads cannot stall), and
+/// returns what it printed and how it ended. A child that exits without reading all of its
+/// input shows that in its exit status, not as an error here.
+pub fn run_castle(
+    args: &[&str],
+    stdin: &[u8],
+    dir: Option<&std::path::Path>,
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_castle"));
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let _ = input.write_all(stdin);
+        });
+        child.wait_with_output().unwrap()
+    })
+}
+
+/// A batch of two quick deals (beleaguered castle from rank 11 up), quiet: the arguments the
+/// tests of `batch`'s options and readers start from (add `--csv FILE` and the flag tested).
+pub const SMALL_BATCH: [&str; 6] = ["batch", "-q", "--seeds", "1..2", "--start-rank", "11"];
