@@ -35,7 +35,17 @@ impl Member {
     /// Every member, in the order they take turns.
     pub const ALL: [Member; 4] = [Member::Bound, Member::Disorder, Member::Dig, Member::Greedy];
 
-    /// The name used in every output (the JSON report's `phase`).
+    /// The phase name of a win it found, in every output (the JSON report's `phase`).
+    pub const fn phase(self) -> &'static str {
+        match self {
+            Member::Bound => "best-first",
+            Member::Disorder => "best-first:disorder",
+            Member::Dig => "best-first:dig",
+            Member::Greedy => "best-first:greedy",
+        }
+    }
+
+    /// Its name (`--portfolio` takes these).
     pub const fn name(self) -> &'static str {
         match self {
             Member::Bound => "best-first",
@@ -214,7 +224,9 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         let nodes = |m: Member| {
             let want = unit * m.share() / Member::SHARES;
             let n = match cap {
-                Some(c) if c < total => (u128::from(want) * u128::from(c) / u128::from(total)) as u64,
+                Some(c) if c < total => {
+                    (u128::from(want) * u128::from(c) / u128::from(total)) as u64
+                }
                 _ => want,
             };
             n.max(1)
@@ -276,15 +288,20 @@ impl<'a, const W: usize> Portfolio<'a, W> {
 /// Runs one member alone from the deal for at most `nodes` positions within `memory` bytes:
 /// the win it found, if any, and the positions it expanded. For measuring the members
 /// (`examples/portfolio.rs`); the line is checked by the caller.
-pub fn run_alone(deal: &Deal, member: Member, nodes: u64, memory: usize) -> (Option<Vec<Move>>, u64) {
+pub fn run_alone(
+    deal: &Deal,
+    member: Member,
+    nodes: u64,
+    memory: usize,
+) -> (Option<Vec<Move>>, u64) {
     fn go<const W: usize>(
         deal: &Deal,
         member: Member,
         nodes: u64,
         memory: usize,
     ) -> (Option<Vec<Move>>, u64) {
-        let mut p = Pass::<W>::new(deal, Pruning::default(), 50, usize::MAX)
-            .with_eval(member.eval(deal));
+        let mut p =
+            Pass::<W>::new(deal, Pruning::default(), 50, usize::MAX).with_eval(member.eval(deal));
         let limits = PassLimits {
             nodes: u64::MAX,
             memory,

@@ -173,9 +173,9 @@ pub enum Phase {
     /// The quick phase: a search that plays every card that fits to the foundations at once
     /// (not proved safe, so it may miss wins; it only ever reports a win it found).
     Quick,
-    /// The best-first search run between the depth-first attempts: weighted A\* towards
-    /// positions with few moves left (see `solver/bestfirst.rs`). It uses only exact reductions but may
-    /// stop before it has seen everything, so it only ever reports a win.
+    /// A member of the portfolio of best-first searches run between the depth-first attempts
+    /// (see [`super::portfolio`]). They use only exact reductions but may stop before they
+    /// have seen everything, so they only ever report a win.
     BestFirst(super::portfolio::Member),
     /// The complete search (every reduction proved to keep every win).
     Complete,
@@ -189,7 +189,7 @@ impl Phase {
     pub const fn name(self) -> &'static str {
         match self {
             Phase::Quick => "quick",
-            Phase::BestFirst(m) => m.name(),
+            Phase::BestFirst(m) => m.phase(),
             Phase::Complete => "complete",
             Phase::Quotient => "quotient",
         }

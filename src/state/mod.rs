@@ -12,7 +12,9 @@
 //! - `movegen`: move generation ([`Position::generate`]) and its exact reductions;
 //! - `safe`: the safe foundation moves ([`Position::safe_move`]) with the proofs that no
 //!   win can regret them, and the quick phase's foundation moves;
-//! - `order`: the heuristic move order ([`Position::generate`]'s sort) and its weights.
+//! - `order`: the heuristic move order ([`Position::generate`]'s sort) and its weights;
+//! - `eval`: the counts the portfolio's best-first searches rank positions by
+//!   ([`Position::features`]).
 //!
 //! How the key describes a position, which the bookkeeping here (`col`, `prefix`, `run`,
 //! `frag`) serves, is in the `key` module's docs.
