@@ -80,7 +80,11 @@ fn main() {
                 won_nodes[k] += expanded;
             }
             all_nodes[k] += expanded;
-            println!("{seed},{},{},{expanded}", m.name(), u8::from(line.is_some()));
+            println!(
+                "{seed},{},{},{expanded}",
+                m.name(),
+                u8::from(line.is_some())
+            );
         }
     }
     for (k, m) in list.iter().enumerate() {

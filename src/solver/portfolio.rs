@@ -245,15 +245,20 @@ impl<'a, const W: usize> Portfolio<'a, W> {
 /// Runs one member alone from the deal for at most `nodes` positions within `memory` bytes:
 /// the win it found, if any, and the positions it expanded. For measuring the members
 /// (`examples/portfolio.rs`); the line is checked by the caller.
-pub fn run_alone(deal: &Deal, member: Member, nodes: u64, memory: usize) -> (Option<Vec<Move>>, u64) {
+pub fn run_alone(
+    deal: &Deal,
+    member: Member,
+    nodes: u64,
+    memory: usize,
+) -> (Option<Vec<Move>>, u64) {
     fn go<const W: usize>(
         deal: &Deal,
         member: Member,
         nodes: u64,
         memory: usize,
     ) -> (Option<Vec<Move>>, u64) {
-        let mut p = Pass::<W>::new(deal, Pruning::default(), 50, usize::MAX)
-            .with_eval(member.eval(deal));
+        let mut p =
+            Pass::<W>::new(deal, Pruning::default(), 50, usize::MAX).with_eval(member.eval(deal));
         let limits = PassLimits {
             nodes: u64::MAX,
             memory,

@@ -56,7 +56,10 @@ impl Position {
                 }
             }
         }
-        f.empty += self.cells[..self.ncells].iter().filter(|&&c| c == 0).count() as u32;
+        f.empty += self.cells[..self.ncells]
+            .iter()
+            .filter(|&&c| c == 0)
+            .count() as u32;
         f
     }
 }
