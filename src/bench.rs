@@ -712,3 +712,110 @@ pub fn deals(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_follow_the_numbering() {
+        let castle = chosen_sets(None, Numbering::Castle).unwrap();
+        assert_eq!(castle.len(), standard_sets().len());
+        let pysol = chosen_sets(None, Numbering::Pysol).unwrap();
+        let names: Vec<String> = pysol.iter().map(set_name).collect();
+        assert_eq!(
+            names,
+            ["bc 1..200 pysol", "sa 1..100 pysol", "citadel 1..200 pysol"]
+        );
+        let rules = Variant::Citadel.rules();
+        assert_eq!(
+            pysol[2].deal(67).unwrap(),
+            Deal::numbered(rules, Numbering::Pysol, 67).unwrap()
+        );
+        assert_ne!(pysol[2].deal(67).unwrap(), Deal::from_seed(rules, 67));
+        assert!(chosen_sets(Some(Variant::Fortress), Numbering::Pysol).is_err());
+        assert_eq!(
+            chosen_sets(Some(Variant::Citadel), Numbering::Castle)
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_ct_table_counts_the_wins_each_way() {
+        let Some(exe) = crate::peer::fc_solve_path() else {
+            eprintln!("fc-solve not found: skipping the test against the peer solver");
+            return;
+        };
+        let set = DealSet {
+            variant: Variant::BeleagueredCastle,
+            first: 1,
+            last: 8,
+            max_seconds: None,
+            numbering: Numbering::Pysol,
+        };
+        let both = PeerPresets::Both.presets();
+        let t = Duration::from_secs(30);
+        let mut pairs =
+            run_set_with_peer(&set, &Solver::default(), &exe, both, t, 2 << 30).unwrap();
+        let mut ct_wins = 0;
+        for p in &pairs {
+            let complete = p.complete.as_ref().unwrap();
+            let ct = p.heuristic.as_ref().unwrap();
+            // The complete search is a second opinion on castle's verdicts.
+            match complete.verdict {
+                PeerVerdict::Solvable => assert_eq!(p.castle.verdict, Verdict::Solvable),
+                PeerVerdict::Unsolvable => assert_eq!(p.castle.verdict, Verdict::Unsolvable),
+                _ => {}
+            }
+            // ct proves nothing, and wins only where a win exists; its lines replayed.
+            assert_ne!(ct.verdict, PeerVerdict::Unsolvable);
+            if ct.verdict == PeerVerdict::Solvable {
+                ct_wins += 1;
+                assert_eq!(p.castle.verdict, Verdict::Solvable, "deal {}", p.seed);
+                let moves = ct.solution.as_ref().unwrap();
+                let deal = set.deal(p.seed).unwrap();
+                crate::check::check_win(&deal, &crate::check::steps_of(moves)).unwrap();
+            }
+        }
+        assert!(ct_wins > 0);
+        // One deal castle "did not win" and ct did, one the other way round.
+        let a = pairs
+            .iter()
+            .position(|p| p.heuristic.as_ref().unwrap().verdict == PeerVerdict::Solvable)
+            .unwrap();
+        pairs[a].castle.verdict = Verdict::Unknown;
+        let b = pairs
+            .iter()
+            .rposition(|p| p.heuristic.as_ref().unwrap().verdict == PeerVerdict::Solvable)
+            .unwrap();
+        assert_ne!(a, b, "two deals ct wins");
+        pairs[b].heuristic.as_mut().unwrap().verdict = PeerVerdict::NoWin;
+        let mut text = Vec::new();
+        heuristic_table(&mut text, &[(set.clone(), pairs.clone())]).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let row = text.lines().nth(2).unwrap();
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        let castle_won = pairs
+            .iter()
+            .filter(|p| p.castle.verdict == Verdict::Solvable)
+            .count();
+        // set (3 words), deals, castle won, ct won, ct only, castle only, both.
+        assert_eq!(
+            cells[3..9],
+            [
+                "8".to_string(),
+                castle_won.to_string(),
+                (ct_wins - 1).to_string(),
+                "1".to_string(),
+                "1".to_string(),
+                (ct_wins - 2).to_string(),
+            ]
+        );
+        let ct_only = format!("ct wins, castle does not: {} (unknown, ", pairs[a].seed);
+        assert!(text.contains(&ct_only), "{text}");
+        let castle_only = format!("castle wins, ct does not: {}\n", pairs[b].seed);
+        assert!(text.contains(&castle_only), "{text}");
+    }
+}
