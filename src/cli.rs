@@ -95,7 +95,9 @@ const COMPLETIONS_EXAMPLES: &str = "Examples:
 const BENCH_EXAMPLES: &str = "Examples:
   castle bench -v bc                          the beleaguered-castle set only
   castle bench --deal hard.fcs                one deal with one thread and with two
-  castle bench --deal hard.fcs -j 1           one deal with one thread only";
+  castle bench --deal hard.fcs -j 1           one deal with one thread only
+  castle bench --peer --numbering pysol -v sa PySolFC's sa 1..100 beside fc-solve's complete
+                                              search and its -l ct preset";
 
 const BATCH_EXAMPLES: &str = "Examples:
   castle batch --seeds 1..1000 --csv bc.csv             resumable: run it again to go on
