@@ -465,7 +465,7 @@ fn complete_table(
         let bound = if peer_open > 0 { ">=" } else { "" };
         writeln!(
             out,
-            "{:<16} {:>5} {:>10.2} {:>10} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9}",
+            "{:<20} {:>5} {:>10.2} {:>10} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9}",
             set_name(set),
             pairs.len(),
             castle_s,
