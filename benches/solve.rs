@@ -3,6 +3,7 @@
 //! before it shows up in time). The full sets of the issue live behind `castle bench`.
 
 use castle::bench::{run_set, DealSet};
+use castle::deal::Numbering;
 use castle::rules::Variant;
 use castle::Solver;
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -16,6 +17,7 @@ fn sets() -> Vec<(&'static str, DealSet)> {
                 first: 1,
                 last: 40,
                 max_seconds: None,
+                numbering: Numbering::Castle,
             },
         ),
         (
@@ -25,6 +27,7 @@ fn sets() -> Vec<(&'static str, DealSet)> {
                 first: 1,
                 last: 20,
                 max_seconds: None,
+                numbering: Numbering::Castle,
             },
         ),
         (
@@ -34,6 +37,7 @@ fn sets() -> Vec<(&'static str, DealSet)> {
                 first: 1,
                 last: 100,
                 max_seconds: None,
+                numbering: Numbering::Castle,
             },
         ),
     ]

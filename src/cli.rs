@@ -7,7 +7,7 @@ pub mod progress;
 pub mod signals;
 
 use castle::batch::{BatchOptions, Seeds};
-use castle::bench::PeerOptions;
+use castle::bench::{PeerOptions, PeerPresets};
 use castle::formats::{self, Format, ReadOptions};
 use castle::render::Color;
 use castle::rules::SequenceMoves;
@@ -96,7 +96,9 @@ const COMPLETIONS_EXAMPLES: &str = "Examples:
 const BENCH_EXAMPLES: &str = "Examples:
   castle bench -v bc                          the beleaguered-castle set only
   castle bench --deal hard.fcs                one deal with one thread and with two
-  castle bench --deal hard.fcs -j 1           one deal with one thread only";
+  castle bench --deal hard.fcs -j 1           one deal with one thread only
+  castle bench --peer --numbering pysol -v sa PySolFC's sa 1..100 beside fc-solve's complete
+                                              search and its -l ct preset";
 
 const BATCH_EXAMPLES: &str = "Examples:
   castle batch --seeds 1..1000 --csv bc.csv             resumable: run it again to go on
@@ -317,6 +319,17 @@ pub enum Numbering {
     Pysol,
 }
 
+/// `bench --peer-preset`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerPresetArg {
+    /// fc-solve's complete single-card search.
+    Complete,
+    /// fc-solve's heuristic `-l ct` preset.
+    Ct,
+    /// Both.
+    Both,
+}
+
 /// Deal file formats.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InFormat {
@@ -530,10 +543,20 @@ pub struct BenchArgs {
     /// memory.
     #[arg(long = "deal", value_name = "FILE")]
     pub deals: Vec<PathBuf>,
-    /// Also solve every deal with fc-solve's complete search (`-to 0AB -sp r:tf`), if it is
-    /// installed, and print the time and length ratios.
+    /// Deal numbers of the sets: castle's, or PySolFC's game numbers (beleaguered-castle,
+    /// streets-and-alleys and citadel only; the other sets are left out).
+    #[arg(long, value_enum, default_value = "castle")]
+    pub numbering: Numbering,
+    /// Also solve every deal with fc-solve, if it is installed (see --peer-preset): its
+    /// complete search beside castle's verdicts and times, and its heuristic `-l ct` preset
+    /// beside castle's wins (deals each wins that the other does not, time to a win and
+    /// solution lengths on the deals both win). castle solves each deal once for both.
     #[arg(long)]
     pub peer: bool,
+    /// Which fc-solve configurations --peer runs: `complete` (`-to 0AB -sp r:tf`, exact),
+    /// `ct` (`-l ct`, heuristic: its give-ups prove nothing) or `both`.
+    #[arg(long, value_enum, default_value = "both")]
+    pub peer_preset: PeerPresetArg,
     /// Seconds fc-solve may spend on one deal under --peer (a deal it does not finish counts
     /// this long).
     #[arg(long, default_value_t = 10.0)]
@@ -831,6 +854,11 @@ impl BenchArgs {
         Ok(PeerOptions {
             seconds,
             memory_mib: self.peer_memory,
+            presets: match self.peer_preset {
+                PeerPresetArg::Complete => PeerPresets::Complete,
+                PeerPresetArg::Ct => PeerPresets::Heuristic,
+                PeerPresetArg::Both => PeerPresets::Both,
+            },
         })
     }
 }

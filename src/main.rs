@@ -157,14 +157,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let solver = a.to_solver()?;
             let variant = cli::parse_variant(a.variant.as_deref())?;
             let peer = a.peer_options()?;
+            let numbering = a.numbering.into();
             if !a.deals.is_empty() {
+                if a.numbering != cli::Numbering::Castle {
+                    return Err(InputError(
+                        "--numbering applies to the sets, not to --deal files".into(),
+                    )
+                    .into());
+                }
                 let deals = a.deals.iter().map(|p| cli::read_deal_file(p, variant));
                 let threads = a.deal_threads();
                 bench::deals(&mut out, &solver, threads, deals, a.peer.then_some(&peer))?;
             } else if a.peer {
-                bench::sets_with_peer(&mut out, &solver, variant, &peer)?;
+                bench::sets_with_peer(&mut out, &solver, variant, numbering, &peer)?;
             } else {
-                bench::sets(&mut out, &solver, variant, a.baseline)?;
+                bench::sets(&mut out, &solver, variant, numbering, a.baseline)?;
             }
         }
         Command::Batch(a) => {

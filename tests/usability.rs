@@ -315,6 +315,24 @@ fn bench_takes_v_and_runs_one_thread_with_j_1() {
 }
 
 #[test]
+fn bench_numbering_and_peer_presets_are_checked() {
+    let help = run_ok(&["bench", "--help"]);
+    assert!(help.contains("--numbering") && help.contains("--peer-preset"));
+    assert!(help.contains("complete") && help.contains("ct") && help.contains("both"));
+    let err = run_err(&["bench", "--numbering", "pysol", "-v", "fortress"]);
+    assert!(
+        err.contains("PySolFC numbering does not deal fortress"),
+        "{err}"
+    );
+    let f = temp_file(&run_ok(&["deal", "--seed", "7"]));
+    let path = f.path().to_str().unwrap();
+    let err = run_err(&["bench", "--numbering", "pysol", "--deal", path]);
+    assert!(err.contains("--numbering applies to the sets"), "{err}");
+    let err = run_err(&["bench", "--peer", "--peer-preset", "greedy"]);
+    assert!(err.contains("--peer-preset"), "{err}");
+}
+
+#[test]
 fn small_words_are_right() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("one.csv");

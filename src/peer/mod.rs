@@ -1,16 +1,27 @@
 //! fc-solve, the peer solver, run on the same deals as castle, for `castle bench --peer`.
 //!
-//! [`run_fc_solve`] hands a deal to Shlomi Fish's Freecell Solver in its complete (exact)
-//! single-card configuration for this family,
+//! [`run_fc_solve_capped`] hands a deal to Shlomi Fish's Freecell Solver in one of two
+//! configurations ([`PeerPreset`]): its complete (exact) single-card search for this family,
 //!
 //! ```text
 //! fc-solve -g beleaguered_castle -to 0AB -sp r:tf -p -t -sam -
 //! ```
 //!
+//! or its heuristic "conspiracy theory" preset (23 searches side by side; it finds wins, it
+//! proves nothing),
+//!
+//! ```text
+//! fc-solve -g beleaguered_castle -l ct -p -t -sam -
+//! ```
+//!
 //! (the board, as [`write_fcs`] prints it, goes to its standard input), kills it at a time
-//! limit, and reads its verdict. `-to 0AB` restricts it to the atomic moves (a top card to
-//! the foundations, to an empty pile, to a pile one rank higher), so every move it prints
-//! is one card, counted as castle counts them. `-p -t -sam` prints every position of the
+//! limit, and reads its verdict. `-to 0AB` restricts the complete search to the atomic moves
+//! (a top card to the foundations, to an empty pile, to a pile one rank higher), so every
+//! move it prints is one card, counted as castle counts them; the `ct` preset also moves
+//! runs of cards through empty piles, which the replay expands into single moves (so its
+//! lengths are in single-card moves too). `-l ct -to 0AB` is not offered: it took 24 GB on
+//! one deal. When `ct` gives up ("I could not solve this game") that is
+//! [`PeerVerdict::NoWin`], not a proof of loss. `-p -t -sam` prints every position of the
 //! solution between the moves; [`replay_solution`] turns the printed moves into castle
 //! [`Move`]s, plays them on the independent checker's [`Board`](crate::check::Board), compares each position with
 //! the one fc-solve printed, and requires a won game at the end, so a peer solution length
@@ -58,6 +69,53 @@ pub const FC_SOLVE_ARGS: [&str; 10] = [
     "-",
 ];
 
+/// The arguments of fc-solve's heuristic preset: the `beleaguered_castle` game preset and
+/// the "conspiracy theory" searches (`-l ct`), moves of whole runs allowed (with `-to 0AB` it
+/// ran a 24 GB machine out of memory on one deal), output as for [`FC_SOLVE_ARGS`].
+pub const FC_SOLVE_CT_ARGS: [&str; 8] = [
+    "-g",
+    "beleaguered_castle",
+    "-l",
+    "ct",
+    "-p",
+    "-t",
+    "-sam",
+    "-",
+];
+
+/// Which fc-solve configuration runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PeerPreset {
+    /// The complete single-card search ([`FC_SOLVE_ARGS`]): a win or a proof of loss.
+    Complete,
+    /// The heuristic `-l ct` preset ([`FC_SOLVE_CT_ARGS`]): a win, or it gives up
+    /// ([`PeerVerdict::NoWin`]), which proves nothing.
+    Heuristic,
+}
+
+impl PeerPreset {
+    /// fc-solve's arguments for this preset.
+    pub fn args(self) -> &'static [&'static str] {
+        match self {
+            PeerPreset::Complete => &FC_SOLVE_ARGS,
+            PeerPreset::Heuristic => &FC_SOLVE_CT_ARGS,
+        }
+    }
+
+    /// `complete` or `ct`, for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            PeerPreset::Complete => "complete",
+            PeerPreset::Heuristic => "ct",
+        }
+    }
+
+    /// Whether "I could not solve this game" is a proof of loss under this preset.
+    pub fn proves_losses(self) -> bool {
+        self == PeerPreset::Complete
+    }
+}
+
 /// The line fc-solve prints when it found a solution.
 pub const SOLVED_LINE: &str = "This game is solveable.";
 /// The line fc-solve prints when its search space is exhausted without a win.
@@ -74,8 +132,11 @@ pub const FC_SOLVE_ENV: &str = "CASTLE_FC_SOLVE";
 pub enum PeerVerdict {
     /// It printed a solution, and the solution replays to a won game on castle's checker.
     Solvable,
-    /// It exhausted its search without a win.
+    /// It exhausted its search without a win (the complete preset only: a proof of loss).
     Unsolvable,
+    /// The heuristic preset stopped without a win ("I could not solve this game" from `-l
+    /// ct`, whose searches are not complete): no verdict.
+    NoWin,
     /// It was killed at the time limit.
     Timeout,
     /// No verdict: the rules are not fc-solve's, it could not be started, it died (a message
@@ -85,11 +146,12 @@ pub enum PeerVerdict {
 }
 
 impl PeerVerdict {
-    /// `solvable`, `unsolvable`, `timeout` or `failed`, for reports.
+    /// `solvable`, `unsolvable`, `no-win`, `timeout` or `failed`, for reports.
     pub fn name(&self) -> &'static str {
         match self {
             PeerVerdict::Solvable => "solvable",
             PeerVerdict::Unsolvable => "unsolvable",
+            PeerVerdict::NoWin => "no-win",
             PeerVerdict::Timeout => "timeout",
             PeerVerdict::Failed(_) => "failed",
         }
@@ -168,19 +230,23 @@ pub fn supports(rules: &Rules) -> Result<(), Unsupported> {
     Ok(())
 }
 
-/// Runs fc-solve on `deal` with no memory cap: [`run_fc_solve_capped`] with `None`.
+/// Runs fc-solve's complete search on `deal` with no memory cap: [`run_fc_solve_capped`]
+/// with [`PeerPreset::Complete`] and `None` (only for deals known to be small).
 pub fn run_fc_solve(exe: &Path, deal: &Deal, timeout: Duration) -> PeerRun {
-    run_fc_solve_capped(exe, deal, timeout, None)
+    run_fc_solve_capped(exe, deal, PeerPreset::Complete, timeout, None)
 }
 
-/// Runs fc-solve (`exe`, with [`FC_SOLVE_ARGS`]) on `deal`, killing it after `timeout`. With
-/// `max_memory_bytes`, its address space is capped there (`RLIMIT_AS`), so a deal it cannot
-/// decide fails with `out of memory ...` instead of taking the machine down (fc-solve needs
-/// more address space than resident memory; allow some slack). A solution it prints is
-/// replayed with [`replay_solution`]; one that does not check makes the run `Failed`.
+/// Runs fc-solve (`exe`, with `preset`'s [`PeerPreset::args`]) on `deal`, killing it after
+/// `timeout`. With `max_memory_bytes`, its address space is capped there (`RLIMIT_AS`), so a
+/// deal it cannot decide fails with `out of memory ...` instead of taking the machine down
+/// (fc-solve needs more address space than resident memory; allow some slack). A solution
+/// it prints is replayed with [`replay_solution`]; one that does not check makes the run
+/// `Failed`. Under the heuristic preset, "I could not solve this game" is
+/// [`PeerVerdict::NoWin`].
 pub fn run_fc_solve_capped(
     exe: &Path,
     deal: &Deal,
+    preset: PeerPreset,
     timeout: Duration,
     max_memory_bytes: Option<u64>,
 ) -> PeerRun {
@@ -191,7 +257,7 @@ pub fn run_fc_solve_capped(
         Ok(b) => b,
         Err(e) => return PeerRun::failed(e.0),
     };
-    let child = match process::run(exe, &FC_SOLVE_ARGS, &board, timeout, max_memory_bytes) {
+    let child = match process::run(exe, preset.args(), &board, timeout, max_memory_bytes) {
         Ok(c) => c,
         Err(e) => return PeerRun::failed(format!("cannot run {}: {e}", exe.display())),
     };
@@ -262,6 +328,7 @@ pub fn run_fc_solve_capped(
                 "fc-solve says solvable, but its solution does not check: {e}"
             )),
         },
+        Some(PeerVerdict::Unsolvable) if !preset.proves_losses() => PeerVerdict::NoWin,
         Some(v) => v,
     };
     run

@@ -342,7 +342,13 @@ fn agrees_with_castle_on_deals_1_to_10() {
     for seed in 1..=10 {
         let d = deal(seed);
         let ours = Solver::default().solve(&d).unwrap();
-        let run = run_fc_solve_capped(&exe, &d, Duration::from_secs(60), Some(TEST_CAP));
+        let run = run_fc_solve_capped(
+            &exe,
+            &d,
+            PeerPreset::Complete,
+            Duration::from_secs(60),
+            Some(TEST_CAP),
+        );
         eprintln!(
             "deal {seed}: castle {} ({} moves), fc-solve {:?} ({:?} moves, {:.2} s, {:?} bytes)",
             ours.verdict.name(),
@@ -386,7 +392,13 @@ fn times_out() {
     let Some(exe) = peer() else { return };
     // fc-solve needs about 6 s for deal 6.
     let d = deal(6);
-    let run = run_fc_solve_capped(&exe, &d, Duration::from_millis(300), Some(TEST_CAP));
+    let run = run_fc_solve_capped(
+        &exe,
+        &d,
+        PeerPreset::Complete,
+        Duration::from_millis(300),
+        Some(TEST_CAP),
+    );
     assert_eq!(run.verdict, PeerVerdict::Timeout);
     assert!(run.seconds >= 0.3 && run.seconds < 5.0, "{}", run.seconds);
     assert_eq!(run.moves, None);
@@ -396,10 +408,73 @@ fn times_out() {
 fn dies_under_a_memory_cap() {
     let Some(exe) = peer() else { return };
     // Deal 6 makes fc-solve store over 1 GB; 64 MiB of address space is far too little.
-    let run = run_fc_solve_capped(&exe, &deal(6), Duration::from_secs(30), Some(64 << 20));
+    let run = run_fc_solve_capped(
+        &exe,
+        &deal(6),
+        PeerPreset::Complete,
+        Duration::from_secs(30),
+        Some(64 << 20),
+    );
     assert!(
         matches!(run.verdict, PeerVerdict::Failed(ref m) if m.starts_with("out of memory")),
         "{:?}",
         run.verdict
     );
+}
+
+/// fc-solve 5.0.0's whole output on deal 3 with its heuristic preset (`-l ct -p -t -sam`):
+/// 106 moves, some of them runs of up to 8 cards through empty piles (data/peer/README.md).
+const CT_OUTPUT: &str = include_str!("../../data/peer/ct-bc-3.out");
+
+#[test]
+fn replays_a_ct_solution_with_runs() {
+    let out = parse_output(CT_OUTPUT).unwrap();
+    assert_eq!(out.verdict, Some(PeerVerdict::Solvable));
+    assert_eq!(out.moves.len(), 106);
+    assert_eq!(out.boards.len(), 107);
+    let runs: Vec<usize> = out
+        .moves
+        .iter()
+        .filter_map(|m| match *m {
+            FcMove::Stack { cards, .. } if cards > 1 => Some(cards),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(runs.len(), 11);
+    assert_eq!(runs.iter().max(), Some(&8));
+    // Every position fc-solve printed is compared on the way; the line must win.
+    let moves = replay_solution(&deal(3), &out).unwrap();
+    assert_eq!(moves.len(), 168);
+    check::check_win(&deal(3), &check::steps_of(&moves)).unwrap();
+    // The same line on another deal fails at its first position.
+    assert!(matches!(
+        replay_solution(&deal(4), &out),
+        Err(ReplayError::Start(_))
+    ));
+}
+
+#[test]
+fn a_ct_give_up_is_no_verdict() {
+    // `-l ct` gives up on deal 4 (castle proves it lost) with the complete search's words.
+    let text = "I could not solve this game.\nTotal number of states checked is 91.\n";
+    assert_eq!(
+        parse_output(text).unwrap().verdict,
+        Some(PeerVerdict::Unsolvable)
+    );
+    assert!(PeerPreset::Complete.proves_losses());
+    assert!(!PeerPreset::Heuristic.proves_losses());
+    assert_eq!(PeerPreset::Heuristic.args(), &FC_SOLVE_CT_ARGS);
+    assert!(!FC_SOLVE_CT_ARGS.contains(&"-to"));
+    let Some(exe) = peer() else { return };
+    let cap = Some(TEST_CAP);
+    let t = Duration::from_secs(60);
+    let run = run_fc_solve_capped(&exe, &deal(4), PeerPreset::Heuristic, t, cap);
+    assert_eq!(run.verdict, PeerVerdict::NoWin);
+    assert_eq!(run.verdict.name(), "no-win");
+    assert_eq!(run.moves, None);
+    let run = run_fc_solve_capped(&exe, &deal(3), PeerPreset::Heuristic, t, cap);
+    assert_eq!(run.verdict, PeerVerdict::Solvable);
+    assert_eq!(run.moves, Some(168));
+    let moves = run.solution.unwrap();
+    check::check_win(&deal(3), &check::steps_of(&moves)).unwrap();
 }
