@@ -920,9 +920,11 @@ impl<'a> Search<'a> {
             a,
             opts,
             stop,
-            deadline: opts
-                .max_seconds
-                .map(|s| t0 + std::time::Duration::from_secs_f64(s.max(0.0))),
+            deadline: crate::Limits {
+                max_seconds: opts.max_seconds,
+                ..crate::Limits::default()
+            }
+            .deadline(t0),
             codes: Codes::new(),
             main: Table::new(),
             long: Table::new(),

@@ -24,10 +24,44 @@ pub struct Limits {
 pub const DEFAULT_MEMORY_MIB: usize = 4096;
 
 impl Limits {
-    /// When `--max-seconds` ends a solve that started at `t0`, if it is set.
+    /// When `--max-seconds` ends a solve that started at `t0`, if it is set. A limit no
+    /// clock can reach (infinite, or past what `Instant` holds) is no limit; a negative or
+    /// NaN one ends the solve at once. (The CLI refuses those; library callers may not.)
     pub fn deadline(&self, t0: std::time::Instant) -> Option<std::time::Instant> {
-        self.max_seconds
-            .map(|s| t0 + std::time::Duration::from_secs_f64(s))
+        let s = self.max_seconds?;
+        if s.is_nan() || s <= 0.0 {
+            return Some(t0);
+        }
+        std::time::Duration::try_from_secs_f64(s)
+            .ok()
+            .and_then(|d| t0.checked_add(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Limits;
+    use std::time::{Duration, Instant};
+
+    /// Absurd limits from a library caller never panic: huge ones are no limit, negative or
+    /// NaN ones a limit already passed, ordinary ones what they say.
+    #[test]
+    fn deadlines_of_absurd_limits_do_not_overflow() {
+        let t0 = Instant::now();
+        let at = |s: f64| {
+            Limits {
+                max_seconds: Some(s),
+                ..Limits::default()
+            }
+            .deadline(t0)
+        };
+        assert_eq!(at(f64::INFINITY), None);
+        assert_eq!(at(1e300), None);
+        assert_eq!(at(f64::MAX), None);
+        assert_eq!(at(-1.0), Some(t0));
+        assert_eq!(at(f64::NAN), Some(t0));
+        assert_eq!(at(2.5), Some(t0 + Duration::from_millis(2500)));
+        assert_eq!(Limits::default().deadline(t0), None);
     }
 }
 
