@@ -36,7 +36,12 @@ fn the_default_win_is_short_and_the_first_win_is_a_flag_away() {
     let len = |v: &Value| v["moves"].as_array().unwrap().len();
     // Measured: 91 moves as found (165 before the portfolio, whose disorder member now wins
     // first), 72 with the default short search (71 is the shortest).
-    assert!(len(&r) > len(&s) + 10, "raw {}, default {}", len(&r), len(&s));
+    assert!(
+        len(&r) > len(&s) + 10,
+        "raw {}, default {}",
+        len(&r),
+        len(&s)
+    );
     assert!(len(&s) < 100, "default {}", len(&s));
     assert!(s["short"]["nodes"].as_u64().unwrap() > 0);
     assert!(r.get("short").is_none());

@@ -85,7 +85,7 @@ pub struct Solver {
     pub path_window: usize,
     /// Run the suit-blind quotient ([`quotient`]) between the attempts, where the rules allow
     /// it: budgeted searches of a smaller, over-approximating space whose `Lost` is a proof
-    /// (see [`quotient::Schedule`] for when it runs; only with [`Solver::restarts`]). Never
+    /// (see `schedule::QuotientSchedule` for when it runs; only with [`Solver::restarts`]). Never
     /// changes a verdict; it can only prove a loss sooner.
     pub quotient: bool,
 }

@@ -6,11 +6,14 @@
 //! table, the search paths, the caches, the probes and the best-first pass.
 
 use super::portfolio::{Portfolio, Turn};
+use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
 use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Verdict};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Position;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 /// Node budget of the first attempt when restarts are on.
 pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
@@ -90,9 +93,9 @@ impl Solver {
             }
         }
         // The quotient phase: its first run now, the later ones as the attempts earn them
-        // (see `quotient::Schedule`). Its tables take what the others leave of `--memory`.
+        // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
         let reserved = caches + bf_bytes + probe_bytes + main_slack + probe_slack;
-        let mut quotient = (self.quotient && self.restarts).then(quotient::Schedule::new);
+        let mut quotient = (self.quotient && self.restarts).then(QuotientSchedule::new);
         if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
             return out;
         }
@@ -405,7 +408,7 @@ impl<'a, const W: usize> Probes<'a, W> {
 /// Runs the quotient phase if it has earned a run: the outcome when it decides the deal
 /// (lost, with the states of the run that proved it) or the deadline passes.
 fn quotient_step<const W: usize>(
-    schedule: &mut Option<quotient::Schedule>,
+    schedule: &mut Option<QuotientSchedule>,
     ctx: &mut Context<'_, W>,
     reserved: usize,
     attempts: u32,
@@ -416,14 +419,136 @@ fn quotient_step<const W: usize>(
     let bytes = limits.memory_bytes.saturating_sub(used);
     let deadline = limits.deadline(ctx.t0);
     match q.run(ctx.deal, &mut ctx.done, limits.max_nodes, bytes, deadline) {
-        quotient::Step::Continue => None,
-        quotient::Step::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
-        quotient::Step::Lost { positions } => {
+        QuotientStep::Continue => None,
+        QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        QuotientStep::Lost { positions } => {
             let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
             out.states = positions;
             out.peak_states = out.peak_states.max(positions);
             Some(out)
         }
+    }
+}
+
+/// Node budget of the quotient's first run, right after the quick phase. With the dealt
+/// refinement at `k = 2` the quotient proves every lost deal of beleaguered-castle 1..200
+/// within 7,745 nodes (31,875 in all) and 45 of the 46 lost deals of streets-and-alleys 1..100
+/// within it (the last takes 46,877); on a winnable deal it stops at a branch win or this
+/// budget, whichever comes first (`cargo run --release --example quotient -- --seeds 1..200
+/// -k 2`; the same with `--variant streets-and-alleys --seeds 1..100`).
+pub const QUOTIENT_FIRST_NODES: u64 = 20_000;
+
+/// After the first run the quotient earns `1 / QUOTIENT_SHARE` of each long depth-first
+/// attempt's node budget, and runs when it has earned its next budget: on a winnable deal it
+/// costs at most this share of the exact search's nodes on top of its first run.
+pub const QUOTIENT_SHARE: u64 = 4;
+
+/// The window of the first run. A branch win at window `k` makes the next run use `k + 1`
+/// (fewer cards merged, fewer false branches), up to [`QUOTIENT_MAX_K`].
+pub const QUOTIENT_FIRST_K: u8 = 2;
+
+/// The largest window the schedule tries; after a branch win there the quotient stops
+/// (every window gives the exact search's verdict-bearing positions more room, and at this
+/// size the quotient is rarely smaller than the exact search).
+pub const QUOTIENT_MAX_K: u8 = 5;
+
+/// The quotient as a phase of [`super::Solver`]'s schedule (with [`super::Solver::quotient`]
+/// on): budgeted runs of [`quotient::search`] between the exact search's attempts. Only its `Lost` is
+/// used (a proof, see the module docs); a branch win or a budget ends the run and the exact
+/// search goes on. Each run starts afresh and frees its tables when it ends.
+pub(super) struct QuotientSchedule {
+    /// Window of the next run.
+    k: u8,
+    /// Node budget of the next run.
+    budget: u64,
+    /// Nodes earned towards the next run.
+    credit: u64,
+    /// No more runs (refused rules, memory, or a branch win at the largest window).
+    off: bool,
+}
+
+/// What a run of the quotient phase decided.
+pub(super) enum QuotientStep {
+    /// Nothing: the exact search goes on.
+    Continue,
+    /// The deal is lost: positions stored by the run that proved it.
+    Lost { positions: u64 },
+    /// The deadline passed.
+    Deadline,
+}
+
+impl QuotientSchedule {
+    /// A schedule whose first run can start at once.
+    pub(super) fn new() -> Self {
+        QuotientSchedule {
+            k: QUOTIENT_FIRST_K,
+            budget: QUOTIENT_FIRST_NODES,
+            credit: QUOTIENT_FIRST_NODES,
+            off: false,
+        }
+    }
+
+    /// Credits the phase with its share of a long attempt's `budget`.
+    pub(super) fn earn(&mut self, budget: u64) {
+        self.credit = self.credit.saturating_add(budget / QUOTIENT_SHARE);
+    }
+
+    /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
+    /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
+    /// `deadline` the solve's. Adds the nodes it used to `done`.
+    pub(super) fn run(
+        &mut self,
+        deal: &Deal,
+        done: &mut u64,
+        nodes_left: Option<u64>,
+        bytes: usize,
+        deadline: Option<Instant>,
+    ) -> QuotientStep {
+        while !self.off && self.credit >= self.budget {
+            let mut nodes = self.budget;
+            if let Some(left) = nodes_left.map(|l| l.saturating_sub(*done)) {
+                if left == 0 {
+                    return QuotientStep::Continue;
+                }
+                nodes = nodes.min(left);
+            }
+            let max_seconds = match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
+                    if left <= 0.0 {
+                        return QuotientStep::Deadline;
+                    }
+                    Some(left)
+                }
+                None => None,
+            };
+            let opts = QuotientOptions {
+                k: self.k,
+                max_nodes: Some(nodes),
+                max_seconds,
+                max_bytes: bytes,
+                ..QuotientOptions::default()
+            };
+            let r = quotient::search(deal, &opts, &AtomicBool::new(false));
+            *done = done.saturating_add(r.nodes);
+            self.credit -= self.budget.min(self.credit);
+            match r.verdict {
+                QuotientVerdict::Lost => {
+                    return QuotientStep::Lost {
+                        positions: r.positions,
+                    }
+                }
+                QuotientVerdict::BranchWin if self.k < QUOTIENT_MAX_K => self.k += 1,
+                QuotientVerdict::Limit(QuotientLimit::Nodes) => {
+                    self.budget = self.budget.saturating_mul(2)
+                }
+                QuotientVerdict::Limit(QuotientLimit::Seconds) => return QuotientStep::Deadline,
+                QuotientVerdict::BranchWin
+                | QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
+                | QuotientVerdict::NotApplicable(_) => self.off = true,
+            }
+        }
+        QuotientStep::Continue
     }
 }
 
