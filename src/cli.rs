@@ -152,7 +152,7 @@ pub struct AnalyzeArgs {
     /// Moves to play first, as `FROM TO` pairs separated by commas: `t3 f, t1 t5` (a third
     /// word counts the cards of a run under unlimited sequence moves; `f:5H t2` names a
     /// foundation card).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub after: String,
     /// Budgets for each solve (the position and each move's result).
     #[command(flatten)]

@@ -326,6 +326,13 @@ fn analyze_lists_every_legal_move_with_its_verdict() {
         None,
         &["not `FROM TO`"],
     );
+    // A value that starts with a hyphen is still --after's (the fuzz test met `-1`, which
+    // clap took for an unknown flag and whose message did not name --after).
+    bad(
+        &["analyze", "--seed", "2", "--after", "-1"],
+        None,
+        &["--after: move 1 `-1`"],
+    );
 }
 
 /// The new variants' bad input: a third reserve card, a 53rd card in one deck, a stock in a
