@@ -36,7 +36,7 @@ const BYTES_PER_NODE: usize = 80;
 pub struct Eval {
     /// Weight of `g`.
     pub g: u32,
-    /// Weight of [`Features::bound`].
+    /// Weight of `h`, [`Position::moves_left_bound`] (the pass computes it once per position).
     pub bound: u32,
     /// Weight of [`Features::left`].
     pub left: u32,
@@ -46,7 +46,8 @@ pub struct Eval {
     pub dig: u32,
     /// Weight of each tableau pile or cell *not* empty ([`Features::empty`] lowers `f`).
     pub full: u32,
-    /// Weight of [`Features::waste`] (see [`super::portfolio::WASTE_GUIDE`]).
+    /// Weight of each waste card, [`Position::waste_len`] (see
+    /// [`super::portfolio::WASTE_GUIDE`]).
     pub waste: u32,
 }
 

@@ -4,13 +4,13 @@
 
 use super::Position;
 
-/// Counts describing how far a position is from a win (see [`Position::features`]).
+/// Counts describing how far a position is from a win (see [`Position::features`]). The
+/// bound ([`Position::moves_left_bound`]) and the waste's size are not among them: a pass has
+/// the bound already, and the waste is one read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Features {
     /// Cards not yet home.
     pub left: u32,
-    /// [`Position::moves_left_bound`].
-    pub bound: u32,
     /// Tableau cards lying above a lower card (of any suit) in their pile: each must move
     /// before that card can go home.
     pub disorder: u32,
@@ -20,8 +20,6 @@ pub struct Features {
     pub dig: u32,
     /// Empty tableau piles and empty reserve cells.
     pub empty: u32,
-    /// Cards in the waste (stock games).
-    pub waste: u32,
 }
 
 impl Position {
@@ -29,8 +27,6 @@ impl Position {
     pub fn features(&self) -> Features {
         let mut f = Features {
             left: u32::from(self.total - self.home),
-            bound: self.moves_left_bound(),
-            waste: self.waste_len(),
             ..Features::default()
         };
         for i in 0..self.n {
