@@ -450,7 +450,8 @@ pub struct BudgetArgs {
     /// No best-first searches (the portfolio) between the depth-first attempts.
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
-    /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, or all.
+    /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, swarm,
+    /// home, or all.
     #[arg(long, help_heading = TUNING, default_value = "all", value_parser = parse_members, conflicts_with = "no_best_first")]
     pub portfolio: castle::solver::portfolio::Members,
     /// No probes (short depth-first attempts with new move orders) between the long ones.

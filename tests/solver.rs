@@ -879,6 +879,26 @@ fn the_portfolio_members_win_deals_the_best_first_member_misses() {
     }
 }
 
+/// Why the swarm and the home member are in the portfolio: streets-and-alleys deal 407,
+/// which none of the four best-first members wins in 100,000 positions, each of them wins in
+/// a few thousand (measured with `examples/portfolio.rs` on the 118 sa deals above: the two
+/// add five wins to the other members' 104). Each win replays on the checker.
+#[test]
+fn the_swarm_and_the_home_member_win_where_the_others_do_not() {
+    use castle::solver::portfolio::{run_alone, Member};
+    let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 407);
+    for m in [Member::Bound, Member::Disorder, Member::Dig, Member::Greedy] {
+        let (line, nodes) = run_alone(&deal, m, 100_000, 256 << 20);
+        assert!(line.is_none(), "{} won in {nodes}", m.name());
+    }
+    for m in [Member::Swarm, Member::Home] {
+        let (line, nodes) = run_alone(&deal, m, 100_000, 256 << 20);
+        let line = line.unwrap_or_else(|| panic!("{} found no win in {nodes}", m.name()));
+        castle::check::check_win(&deal, &castle::check::steps_of(&line))
+            .expect("the member's win replays");
+    }
+}
+
 /// Deal 28 of beleaguered-castle: the doubling depth-first attempts alone (no quick or
 /// best-first phase) have no win after a million nodes, while the probes run between them
 /// find one in a fraction of that. The win replays, so the verdict is known apart from the

@@ -49,6 +49,9 @@ pub struct Eval {
     /// Weight of each waste card, [`Position::waste_len`] (see
     /// [`super::portfolio::WASTE_GUIDE`]).
     pub waste: u32,
+    /// Among positions of equal `f`, the one reached first goes first (breadth-first on a
+    /// plateau); otherwise the deepest, then the newest.
+    pub fifo: bool,
 }
 
 impl Eval {
@@ -62,6 +65,7 @@ impl Eval {
             dig: 0,
             full: 0,
             waste: 0,
+            fifo: false,
         }
     }
 
@@ -138,7 +142,7 @@ pub(super) struct Pass<'a, const W: usize> {
     /// Least `g` each position was reached with, and the node that holds it.
     seen: ahash::HashMap<[u64; W], (u32, u32)>,
     /// (f, g, node): least f first, then the deepest.
-    queue: BinaryHeap<(Reverse<u32>, u32, u32)>,
+    queue: BinaryHeap<(Reverse<u32>, u32, u32, u32)>,
     /// The position of the node last expanded, and its chain from the root (root first):
     /// the next expansion walks from there (see [`Pass::walk`]).
     at: Option<(Position, Vec<u32>)>,
@@ -285,7 +289,8 @@ impl<'a, const W: usize> Pass<'a, W> {
         });
         self.moves.extend_from_slice(hist);
         let f = self.eval.f(pos, g, h, self.piles);
-        self.queue.push((Reverse(f), g, i));
+        let tie = if self.eval.fifo { u32::MAX - i } else { 0 };
+        self.queue.push((Reverse(f), tie, g, i));
     }
 
     /// Bytes in use, roughly (see the module docs).
@@ -313,7 +318,7 @@ impl<'a, const W: usize> Pass<'a, W> {
         let end = self.expanded.saturating_add(budget);
         let mut list = MoveList::default();
         let mut chain = Vec::new();
-        while let Some(&(_, g, i)) = self.queue.peek() {
+        while let Some(&(_, _, g, i)) = self.queue.peek() {
             if self.expanded >= end {
                 return Stop::Budget;
             }

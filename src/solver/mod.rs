@@ -26,6 +26,7 @@ pub mod quotient;
 mod schedule;
 mod search;
 pub mod short;
+mod swarm;
 pub mod table;
 mod types;
 

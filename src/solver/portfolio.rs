@@ -1,5 +1,6 @@
 //! The portfolio: several best-first passes ([`super::bestfirst`]), each ranking positions
-//! by its own evaluation, run side by side between the depth-first attempts. A deal whose
+//! by its own evaluation, and a swarm of randomized depth-first searches ([`super::swarm`]),
+//! run side by side between the depth-first attempts. A deal whose
 //! wins one evaluation steers away from is often won at once by another (fc-solve's
 //! "conspiracy theory" preset runs 23 searches side by side for that reason). Each member
 //! only ever reports a win, which the checker replays like any; the complete depth-first
@@ -12,6 +13,8 @@
 //! than one thread the members of a slice run at once, one per thread.
 
 use super::bestfirst::{Eval, Pass, PassLimits, Stop};
+use super::swarm::Swarm;
+use super::table::Table;
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Pruning;
@@ -29,11 +32,25 @@ pub enum Member {
     Dig,
     /// Weighted A\* with a heavier weight, `f = g/5 + 5 h`: nearly greedy on the bound.
     Greedy,
+    /// Not a best-first pass: [`SWARM_SEARCHES`] depth-first searches with random move
+    /// orders taking turns over one shared set of entered positions ([`super::swarm`]).
+    Swarm,
+    /// Greedy on the cards still out, breadth-first among positions with as many out: the
+    /// fewest moves that bring the next card home, again and again (enforced hill-climbing,
+    /// as planners call it).
+    Home,
 }
 
 impl Member {
     /// Every member, in the order they take turns.
-    pub const ALL: [Member; 4] = [Member::Bound, Member::Disorder, Member::Dig, Member::Greedy];
+    pub const ALL: [Member; 6] = [
+        Member::Bound,
+        Member::Disorder,
+        Member::Dig,
+        Member::Greedy,
+        Member::Swarm,
+        Member::Home,
+    ];
 
     /// The phase name of a win it found, in every output (the JSON report's `phase`).
     pub const fn phase(self) -> &'static str {
@@ -42,6 +59,8 @@ impl Member {
             Member::Disorder => "best-first:disorder",
             Member::Dig => "best-first:dig",
             Member::Greedy => "best-first:greedy",
+            Member::Swarm => "swarm",
+            Member::Home => "best-first:home",
         }
     }
 
@@ -52,15 +71,21 @@ impl Member {
             Member::Disorder => "disorder",
             Member::Dig => "dig",
             Member::Greedy => "greedy",
+            Member::Swarm => "swarm",
+            Member::Home => "home",
         }
     }
 
     /// The member's share of the portfolio's nodes, in parts of [`Member::SHARES`]: the
     /// best-first member runs as long as it did alone before the portfolio (so a deal it wins
-    /// takes no more nodes than then), each other member a quarter of that.
+    /// takes no more nodes than then), the swarm as long (its nodes cost less: no queue, no
+    /// parent links), each other member a quarter of that. With the swarm at a quarter,
+    /// `castle batch --max-nodes 2000000 -j 1` left sa 1..500 with 6 unknown in 44.9 M
+    /// nodes and bc 1..1000 2 in 43.6 M; at this share 5 in 44.2 M and 2 in 42.3 M.
     pub const fn share(self) -> u64 {
         match self {
             Member::Bound => 4,
+            Member::Swarm => 4,
             _ => 1,
         }
     }
@@ -95,7 +120,12 @@ impl Member {
                 full: 10,
                 ..Eval::default()
             },
-            Member::Greedy => Eval {
+            Member::Home => Eval {
+                left: 10,
+                fifo: true,
+                ..Eval::default()
+            },
+            Member::Greedy | Member::Swarm => Eval {
                 g: 2,
                 bound: 50,
                 ..Eval::default()
@@ -169,9 +199,53 @@ pub(super) enum Turn {
     Deadline,
 }
 
-/// The members of one solve, each a pass that runs a slice at a time.
+/// Depth-first searches in the swarm member (fc-solve's `ct` runs 23 soft threads, most of
+/// them random depth-first searches).
+pub const SWARM_SEARCHES: usize = 24;
+
+/// The search a member runs, a slice at a time.
+enum Runner<'a, const W: usize> {
+    Pass(Box<Pass<'a, W>>),
+    Swarm(Box<Swarm<W>>),
+}
+
+impl<'a, const W: usize> Runner<'a, W> {
+    fn new(deal: &'a Deal, prune: Pruning, m: Member) -> Self {
+        match m {
+            Member::Swarm => {
+                Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)))
+            }
+            _ => Runner::Pass(Box::new(
+                Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal)),
+            )),
+        }
+    }
+
+    fn run(&mut self, nodes: u64, limits: PassLimits, proved: Option<&Table<W>>) -> Stop {
+        match self {
+            Runner::Pass(p) => p.run(nodes, limits, true),
+            Runner::Swarm(s) => s.run(nodes, limits, proved),
+        }
+    }
+
+    fn expanded(&self) -> u64 {
+        match self {
+            Runner::Pass(p) => p.expanded,
+            Runner::Swarm(s) => s.expanded,
+        }
+    }
+
+    fn take_win(&mut self) -> Option<Vec<Move>> {
+        match self {
+            Runner::Pass(p) => p.win.take(),
+            Runner::Swarm(s) => s.win.take(),
+        }
+    }
+}
+
+/// The members of one solve, each a search that runs a slice at a time.
 pub(super) struct Portfolio<'a, const W: usize> {
-    passes: Vec<(Member, Pass<'a, W>)>,
+    passes: Vec<(Member, Runner<'a, W>)>,
     /// Bytes each member may take.
     share: usize,
     /// Positions expanded by every member so far.
@@ -183,10 +257,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     pub(super) fn new(deal: &'a Deal, prune: Pruning, set: Members, bytes: usize) -> Self {
         let passes: Vec<_> = set
             .iter()
-            .map(|m| {
-                let pass = Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal));
-                (m, pass)
-            })
+            .map(|m| (m, Runner::new(deal, prune, m)))
             .collect();
         let share = bytes / passes.len().max(1);
         Portfolio {
@@ -219,6 +290,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         cap: Option<u64>,
         deadline: Option<std::time::Instant>,
         pool: Option<&rayon::ThreadPool>,
+        proved: Option<&Table<W>>,
     ) -> (Turn, usize) {
         let total = self.slice_nodes(unit).max(1);
         let nodes = |m: Member| {
@@ -236,19 +308,19 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             memory: self.share,
             deadline,
         };
-        let before: u64 = self.passes.iter().map(|(_, p)| p.expanded).sum();
+        let before: u64 = self.passes.iter().map(|(_, p)| p.expanded()).sum();
         let stops: Vec<Stop> = match pool {
             Some(pool) if self.passes.len() > 1 => pool.install(|| {
                 use rayon::prelude::*;
                 self.passes
                     .par_iter_mut()
-                    .map(|(m, p)| p.run(nodes(*m), limits, true))
+                    .map(|(m, p)| p.run(nodes(*m), limits, proved))
                     .collect()
             }),
             _ => {
                 let mut stops = Vec::with_capacity(self.passes.len());
                 for (m, p) in &mut self.passes {
-                    let stop = p.run(nodes(*m), limits, true);
+                    let stop = p.run(nodes(*m), limits, proved);
                     stops.push(stop);
                     // One member's win ends the slice.
                     if stop == Stop::Won {
@@ -258,12 +330,12 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 stops
             }
         };
-        let after: u64 = self.passes.iter().map(|(_, p)| p.expanded).sum();
+        let after: u64 = self.passes.iter().map(|(_, p)| p.expanded()).sum();
         self.expanded += after - before;
         // The first member (in turn order) that won.
         if let Some(i) = stops.iter().position(|s| *s == Stop::Won) {
             let (m, p) = &mut self.passes[i];
-            let line = p.win.take().expect("a win with Stop::Won");
+            let line = p.take_win().expect("a win with Stop::Won");
             return (Turn::Won(line, *m), 0);
         }
         if stops.contains(&Stop::Deadline) {
@@ -300,15 +372,14 @@ pub fn run_alone(
         nodes: u64,
         memory: usize,
     ) -> (Option<Vec<Move>>, u64) {
-        let mut p =
-            Pass::<W>::new(deal, Pruning::default(), 50, usize::MAX).with_eval(member.eval(deal));
+        let mut p = Runner::<W>::new(deal, Pruning::default(), member);
         let limits = PassLimits {
             nodes: u64::MAX,
             memory,
             deadline: None,
         };
-        p.run(nodes, limits, true);
-        (p.win.take(), p.expanded)
+        p.run(nodes, limits, None);
+        (p.take_win(), p.expanded())
     }
     if crate::state::Position::new(deal).key_bits_bound() <= 192 {
         go::<3>(deal, member, nodes, memory)

@@ -122,7 +122,8 @@ impl Solver {
                     let unit = (b / BEST_FIRST_SHARE).max(1);
                     let cap = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
                     let before = pf.expanded;
-                    let (turn, freed) = pf.run(unit, cap, bf_deadline, ctx.pool.as_ref());
+                    let (turn, freed) =
+                        pf.run(unit, cap, bf_deadline, ctx.pool.as_ref(), Some(&ctx.table));
                     ctx.done += pf.expanded - before;
                     // A member out of room, or out of positions, stops; its bytes go to the
                     // table.

@@ -709,6 +709,24 @@ impl<const W: usize> Table<W> {
         )
     }
 
+    /// True if `key` is stored and not open: proved lost, when the last search kept proofs
+    /// (without proofs a search never clears the open mark; see [`Table::prove`]).
+    pub fn is_proved(&self, key: &[u64; W]) -> bool {
+        let (sb, lb) = (self.short.seg_bits, self.long.seg_bits);
+        route(
+            key,
+            (sb, lb),
+            |k2, h, s| {
+                let seg = self.short.locked(s);
+                seg.find(k2, h, sb).is_some_and(|i| seg.tags[i] & OPEN == 0)
+            },
+            |k, h, s| {
+                let seg = self.long.locked(s);
+                seg.find(k, h, lb).is_some_and(|i| seg.tags[i] & OPEN == 0)
+            },
+        )
+    }
+
     /// Unpins the key stored at `slot` (the search has left that state); it stays open. If
     /// its segment has grown since, or the slot is [`Slot::BY_KEY`], the key (from `key`,
     /// called only then) is looked up.
@@ -871,6 +889,24 @@ mod tests {
     fn key(i: u64) -> [u64; 3] {
         // Every fourth key is wide (a nonzero third word).
         [i + 1, i.wrapping_mul(7), u64::from(i % 4 == 0) * 3]
+    }
+
+    #[test]
+    fn only_proved_keys_count_as_proved() {
+        let mut t = Table::<3>::new(1 << 20);
+        for i in 0..100 {
+            assert!(matches!(t.enter(&key(i)), Entry::Stored(_)));
+        }
+        for i in (0..100).step_by(3) {
+            t.prove(&key(i));
+        }
+        for i in 0..100 {
+            assert_eq!(t.is_proved(&key(i)), i % 3 == 0, "key {i}");
+        }
+        // Absent keys are not proved; proofs survive `forget_open`, open keys do not.
+        assert!(!t.is_proved(&key(1000)));
+        t.forget_open();
+        assert!(t.is_proved(&key(3)) && !t.contains(&key(1)));
     }
 
     #[test]

@@ -1,0 +1,352 @@
+//! The swarm: several depth-first searches, each with its own randomized move order, taking
+//! turns on one core, [`QUANTUM`] positions a turn — the way fc-solve's "conspiracy theory"
+//! preset (`-l ct`) runs its soft threads. A search whose order has walked into a huge lost
+//! region does not hold the others up, and what one search proves lost the others skip.
+//!
+//! Each search keeps its own record of the positions it has entered (a bit per search in one
+//! shared map), so each is a complete depth-first search on its own; they share only
+//! positions proved lost: the depth-first attempts' proofs (their table, when they keep
+//! proofs) and the swarm's own dead ends. A position is a dead end when every move from it
+//! was generated (none left out by the no-repeat reduction, whose left-out positions are the
+//! parent's to search) and every child was a win-less dead end or proved lost, recursively;
+//! a child this search had entered before, still open or not, makes its parent no dead end.
+//! So a dead end has no win beyond it, and skipping it loses none.
+//!
+//! It only ever reports a win (replayed by the checker like any other), and reports running
+//! out of positions only as "exhausted", which the portfolio treats like a member out of room:
+//! the complete search stays the only source of `unsolvable`.
+//!
+//! Memory: each entered position costs its key and bits in the shared map and, while it is on
+//! a search's path, its untried moves and a frame; [`Swarm::bytes`] counts both.
+
+use super::bestfirst::{PassLimits, Stop};
+use super::search::autoplay;
+use super::table::Table;
+use crate::deal::Deal;
+use crate::moves::{moved_card, Move, MoveList};
+use crate::state::{Position, Pruning};
+use std::time::Instant;
+
+/// Positions a search expands per turn before the next one takes over (fc-solve's `-step`
+/// in its `ct` preset is 500).
+pub const QUANTUM: u64 = 500;
+
+/// Bytes a key costs in the shared set, beyond its own width (the set's control bytes and its
+/// load factor), roughly.
+const SET_OVERHEAD: usize = 16;
+
+/// A position on a search's path: its untried moves are `moves[next..end]` of the search's
+/// move stack, and `hist[..entry]` is the line up to the move that entered it. `dead`: every
+/// move from it was generated, and every child tried so far was a dead end.
+#[derive(Clone, Copy)]
+struct Frame {
+    next: u32,
+    end: u32,
+    entry: u32,
+    dead: bool,
+}
+
+/// The mark of a dead end in [`Swarm::seen`] (bits below it: the searches that entered it).
+const DEAD: u32 = 1 << 31;
+
+/// Most searches a swarm can hold (a bit each below [`DEAD`]).
+pub const MAX_SEARCHES: usize = 31;
+
+/// One depth-first search of the swarm.
+struct Searcher {
+    /// Its bit in [`Swarm::seen`].
+    bit: u32,
+    pos: Position,
+    frames: Vec<Frame>,
+    /// Untried moves of every frame, stacked.
+    moves: Vec<Move>,
+    /// The line from the deal to `pos`.
+    hist: Vec<Move>,
+    /// State of its random order (xorshift).
+    rng: u64,
+    /// Out of moves.
+    done: bool,
+}
+
+impl Searcher {
+    fn jitter(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng = x;
+        x | 1
+    }
+}
+
+/// The swarm of one solve, run a slice at a time like a best-first pass.
+pub(super) struct Swarm<const W: usize> {
+    prune: Pruning,
+    searchers: Vec<Searcher>,
+    /// Every position entered: the searches that entered it, and [`DEAD`].
+    seen: ahash::HashMap<[u64; W], u32>,
+    /// The search whose turn it is, and what it has left of its quantum.
+    turn: usize,
+    left: u64,
+    list: MoveList,
+    /// The win found.
+    pub(super) win: Option<Vec<Move>>,
+    /// Positions expanded so far.
+    pub(super) expanded: u64,
+    started: bool,
+    deal_pos: Position,
+}
+
+impl<const W: usize> Swarm<W> {
+    /// `n` searches (at most [`MAX_SEARCHES`]) from `deal`, with random orders drawn from
+    /// `seed`.
+    pub(super) fn new(deal: &Deal, prune: Pruning, n: usize, seed: u64) -> Self {
+        let pos = Position::new(deal);
+        let searchers = (0..n.clamp(1, MAX_SEARCHES) as u64)
+            .map(|i| Searcher {
+                bit: 1 << i,
+                pos: pos.clone(),
+                frames: Vec::new(),
+                moves: Vec::new(),
+                hist: Vec::new(),
+                rng: (seed ^ (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1,
+                done: false,
+            })
+            .collect();
+        Swarm {
+            prune,
+            searchers,
+            seen: Default::default(),
+            turn: 0,
+            left: QUANTUM,
+            list: MoveList::default(),
+            win: None,
+            expanded: 0,
+            started: false,
+            deal_pos: pos,
+        }
+    }
+
+    /// Bytes in use, roughly: the shared set and every search's path.
+    pub(super) fn bytes(&self) -> usize {
+        let set = self.seen.capacity() * (W * 8 + 4 + SET_OVERHEAD);
+        let paths: usize = self
+            .searchers
+            .iter()
+            .map(|s| {
+                s.frames.capacity() * std::mem::size_of::<Frame>()
+                    + (s.moves.capacity() + s.hist.capacity()) * std::mem::size_of::<Move>()
+            })
+            .sum();
+        set + paths
+    }
+
+    /// Expands up to `budget` more positions, the searches taking turns; stops at the first
+    /// win (in [`Swarm::win`]).
+    ///
+    /// Positions `proved` holds as proved lost (the depth-first search's table, when it
+    /// keeps proofs) are skipped like positions already entered: no win lies beyond them.
+    pub(super) fn run(
+        &mut self,
+        budget: u64,
+        limits: PassLimits,
+        proved: Option<&Table<W>>,
+    ) -> Stop {
+        if !self.started {
+            self.started = true;
+            let mut hist = Vec::new();
+            let mut pos = self.deal_pos.clone();
+            autoplay(&mut pos, self.prune, false, &mut hist);
+            if pos.is_won() {
+                self.win = Some(hist);
+                return Stop::Won;
+            }
+            let key = pos
+                .key::<W>()
+                .expect("key width chosen from key_bits_bound");
+            let all = self.searchers.iter().fold(0, |a, s| a | s.bit);
+            self.seen.insert(key, all);
+            for s in 0..self.searchers.len() {
+                let jitter = self.searchers[s].jitter();
+                let left_out = pos.generate(self.prune, jitter, None, &mut self.list);
+                let sr = &mut self.searchers[s];
+                sr.pos = pos.clone();
+                sr.hist = hist.clone();
+                sr.moves.extend(self.list.iter());
+                sr.frames.push(Frame {
+                    next: 0,
+                    end: sr.moves.len() as u32,
+                    entry: hist.len() as u32,
+                    dead: !left_out,
+                });
+            }
+        }
+        let end = self.expanded.saturating_add(budget);
+        while self.expanded < end {
+            if self.searchers.iter().all(|s| s.done) {
+                return Stop::Exhausted;
+            }
+            if self.expanded & 0xFFF == 0 {
+                if self.bytes() > limits.memory {
+                    return Stop::Full;
+                }
+                if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Stop::Deadline;
+                }
+            }
+            if self.left == 0 || self.searchers[self.turn].done {
+                self.turn = (self.turn + 1) % self.searchers.len();
+                self.left = QUANTUM;
+                continue;
+            }
+            if self.step(proved) {
+                return Stop::Won;
+            }
+        }
+        Stop::Budget
+    }
+
+    /// Lets the search whose turn it is enter its next new position (backtracking as it
+    /// must). True when it won.
+    fn step(&mut self, proved: Option<&Table<W>>) -> bool {
+        let prune = self.prune;
+        let s = &mut self.searchers[self.turn];
+        loop {
+            let Some(f) = s.frames.last_mut() else {
+                s.done = true;
+                return false;
+            };
+            if f.next == f.end {
+                // Every move tried: back to the parent, a dead end or not.
+                let (entry, dead) = (f.entry as usize, f.dead);
+                if dead {
+                    let key = s
+                        .pos
+                        .key::<W>()
+                        .expect("key width chosen from key_bits_bound");
+                    *self.seen.entry(key).or_default() |= DEAD;
+                }
+                s.frames.pop();
+                if let Some(g) = s.frames.last_mut() {
+                    g.dead &= dead;
+                }
+                let below = s.frames.last().map_or(0, |g| g.end as usize);
+                s.moves.truncate(below);
+                while s.hist.len() > entry {
+                    let m = s.hist.pop().expect("line longer than its entry");
+                    s.pos.undo(m);
+                }
+                continue;
+            }
+            let m = s.moves[f.next as usize];
+            f.next += 1;
+            let before = s.hist.len();
+            s.pos.play(m, &mut s.hist);
+            autoplay(&mut s.pos, prune, false, &mut s.hist);
+            if s.pos.is_won() {
+                self.win = Some(s.hist.clone());
+                return true;
+            }
+            let key = s
+                .pos
+                .key::<W>()
+                .expect("key width chosen from key_bits_bound");
+            let bits = self.seen.entry(key).or_default();
+            // Skipped: a dead end (no win there), a position this search entered before (it
+            // may be open: no longer a dead end below), or one proved lost.
+            let skip = if *bits & DEAD != 0 {
+                true
+            } else if *bits & s.bit != 0 {
+                f.dead = false;
+                true
+            } else if proved.is_some_and(|t| t.is_proved(&key)) {
+                *bits |= DEAD;
+                true
+            } else {
+                *bits |= s.bit;
+                false
+            };
+            if skip {
+                while s.hist.len() > before {
+                    let u = s.hist.pop().expect("line longer than before");
+                    s.pos.undo(u);
+                }
+                continue;
+            }
+            let last = moved_card(m, s.hist.len() - before);
+            let jitter = s.jitter();
+            let left_out = s.pos.generate(prune, jitter, last, &mut self.list);
+            let start = s.moves.len() as u32;
+            s.moves.extend(self.list.iter());
+            s.frames.push(Frame {
+                next: start,
+                end: s.moves.len() as u32,
+                entry: before as u32,
+                dead: !left_out,
+            });
+            self.expanded += 1;
+            self.left -= 1;
+            return false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_win, steps_of};
+    use crate::solver::{Solver, Verdict};
+    use crate::Variant;
+
+    const ROOM: PassLimits = PassLimits {
+        nodes: u64::MAX,
+        memory: 1 << 30,
+        deadline: None,
+    };
+
+    /// Streets-and-alleys deals the exact search decides in few nodes: on the lost ones (in
+    /// under 5,000 nodes) the swarm runs out of positions without a win; on the won ones its
+    /// win replays on the checker (it may also run out first: only a win counts).
+    #[test]
+    fn the_swarm_wins_only_where_a_win_exists() {
+        let (mut lost, mut won) = (0, 0);
+        for seed in 1..=30 {
+            let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
+            let mut exact = Solver::default();
+            exact.limits.max_nodes = Some(200_000);
+            let out = exact.solve(&deal).expect("replays");
+            let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 4, seed);
+            let stop = swarm.run(1_000_000, ROOM, None);
+            match out.verdict {
+                Verdict::Unsolvable if out.nodes < 5_000 => {
+                    assert_eq!(stop, Stop::Exhausted, "deal {seed}");
+                    assert!(swarm.win.is_none());
+                    lost += 1;
+                }
+                Verdict::Solvable if stop == Stop::Won => {
+                    let line = swarm.win.take().expect("a win with Stop::Won");
+                    check_win(&deal, &steps_of(&line)).expect("the swarm's win replays");
+                    won += 1;
+                }
+                _ => {}
+            }
+        }
+        assert!(lost >= 8 && won >= 8, "{lost} lost, {won} won");
+    }
+
+    /// Taking turns: with a budget of a few quanta, several searches have expanded positions,
+    /// and a budget is kept to the position.
+    #[test]
+    fn the_searches_take_turns() {
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 3041);
+        let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 8, 1);
+        assert_eq!(swarm.run(3 * QUANTUM + 7, ROOM, None), Stop::Budget);
+        assert_eq!(swarm.expanded, 3 * QUANTUM + 7);
+        let moved = swarm
+            .searchers
+            .iter()
+            .filter(|s| s.frames.len() > 1)
+            .count();
+        assert_eq!(moved, 4, "three whole turns and a part of a fourth");
+    }
+}
