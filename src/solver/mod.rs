@@ -151,16 +151,9 @@ impl Solver {
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
-        let pos = Position::new(deal);
-        // The key of a deal of this family needs at most 8 * (6 + 8) + 2 * 52 = 216 bits
-        // (`key_bits_bound`), so three words serve the dealt games and four any board.
-        let out = if pos.key_bits_bound() <= 192 {
+        let out = if Position::new(deal).key_words() == 3 {
             self.solve_w::<3>(deal, progress)?
         } else {
-            assert!(
-                pos.key_bits_bound() <= 256,
-                "deal too large for the state key"
-            );
             self.solve_w::<4>(deal, progress)?
         };
         if out.verdict == Verdict::Solvable {

@@ -381,7 +381,7 @@ pub fn run_alone(
         p.run(nodes, limits, None);
         (p.take_win(), p.expanded())
     }
-    if crate::state::Position::new(deal).key_bits_bound() <= 192 {
+    if crate::state::Position::new(deal).key_words() == 3 {
         go::<3>(deal, member, nodes, memory)
     } else {
         go::<4>(deal, member, nodes, memory)

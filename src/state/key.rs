@@ -83,6 +83,22 @@ impl Position {
         self.frag_bits[i] = (head_bits + RUN_LEN_BITS + run_bits) as u8;
     }
 
+    /// Words of the key the searches use for this deal: 3 when [`Position::key_bits_bound`]
+    /// fits in 192 bits (every dealt game: a key of this family needs at most
+    /// 8 * (6 + 8) + 2 * 52 = 216 bits with two decks' worth of cards), else 4.
+    ///
+    /// # Panics
+    /// If even four words cannot hold the key (no board of the family is that large).
+    pub fn key_words(&self) -> usize {
+        let bits = self.key_bits_bound();
+        assert!(bits <= 256, "deal too large for the state key");
+        if bits <= 192 {
+            3
+        } else {
+            4
+        }
+    }
+
     /// Upper bound on the key's length in bits for this deal (see the module docs): each pile
     /// costs at most its column field plus, as a refilled pile, base and run length (10 bits),
     /// minus the bits its base would have cost as a run card; each card its run bits; each
