@@ -52,6 +52,8 @@ pub struct Eval {
     /// Among positions of equal `f`, the one reached first goes first (breadth-first on a
     /// plateau); otherwise the deepest, then the newest.
     pub fifo: bool,
+    /// Nonzero (and not `fifo`): among positions of equal `f`, an order drawn from this seed.
+    pub tie_seed: u64,
 }
 
 impl Eval {
@@ -66,6 +68,7 @@ impl Eval {
             full: 0,
             waste: 0,
             fifo: false,
+            tie_seed: 0,
         }
     }
 
@@ -289,7 +292,15 @@ impl<'a, const W: usize> Pass<'a, W> {
         });
         self.moves.extend_from_slice(hist);
         let f = self.eval.f(pos, g, h, self.piles);
-        let tie = if self.eval.fifo { u32::MAX - i } else { 0 };
+        let tie = if self.eval.fifo {
+            u32::MAX - i
+        } else if self.eval.tie_seed != 0 {
+            let mut h = (u64::from(i) ^ self.eval.tie_seed).wrapping_mul(0xff51_afd7_ed55_8ccd);
+            h ^= h >> 33;
+            (h.wrapping_mul(0xc4ce_b9fe_1a85_ec53) >> 32) as u32
+        } else {
+            0
+        };
         self.queue.push((Reverse(f), tie, g, i));
     }
 

@@ -13,6 +13,7 @@
 //! than one thread the members of a slice run at once, one per thread.
 
 use super::bestfirst::{Eval, Pass, PassLimits, Stop};
+use super::schedule::luby;
 use super::swarm::Swarm;
 use super::table::Table;
 use crate::deal::Deal;
@@ -39,17 +40,22 @@ pub enum Member {
     /// fewest moves that bring the next card home, again and again (enforced hill-climbing,
     /// as planners call it).
     Home,
+    /// Greedy on the cards still out with random tie-breaks, restarted with a new draw after
+    /// [`RESTART_NODES`] positions times the next term of Luby's sequence: the time such a
+    /// greedy search takes to a win depends wildly on how it breaks ties.
+    Restarts,
 }
 
 impl Member {
     /// Every member, in the order they take turns.
-    pub const ALL: [Member; 6] = [
+    pub const ALL: [Member; 7] = [
         Member::Bound,
         Member::Disorder,
         Member::Dig,
         Member::Greedy,
         Member::Swarm,
         Member::Home,
+        Member::Restarts,
     ];
 
     /// The phase name of a win it found, in every output (the JSON report's `phase`).
@@ -61,6 +67,7 @@ impl Member {
             Member::Greedy => "best-first:greedy",
             Member::Swarm => "swarm",
             Member::Home => "best-first:home",
+            Member::Restarts => "best-first:restarts",
         }
     }
 
@@ -73,6 +80,7 @@ impl Member {
             Member::Greedy => "greedy",
             Member::Swarm => "swarm",
             Member::Home => "home",
+            Member::Restarts => "restarts",
         }
     }
 
@@ -123,6 +131,11 @@ impl Member {
             Member::Home => Eval {
                 left: 10,
                 fifo: true,
+                ..Eval::default()
+            },
+            Member::Restarts => Eval {
+                left: 10,
+                tie_seed: 1,
                 ..Eval::default()
             },
             Member::Greedy | Member::Swarm => Eval {
@@ -203,10 +216,16 @@ pub(super) enum Turn {
 /// them random depth-first searches).
 pub const SWARM_SEARCHES: usize = 24;
 
+/// Positions of the shortest run of the restarts member (see [`Member::Restarts`]).
+pub const RESTART_NODES: u64 = 5_000;
+
 /// The search a member runs, a slice at a time.
 enum Runner<'a, const W: usize> {
     Pass(Box<Pass<'a, W>>),
     Swarm(Box<Swarm<W>>),
+    /// The restarts member: its pass now, the restarts so far, and the positions its pass
+    /// has left before the next restart.
+    Restarts(Box<Pass<'a, W>>, &'a Deal, Pruning, u64, u64),
 }
 
 impl<'a, const W: usize> Runner<'a, W> {
@@ -215,6 +234,13 @@ impl<'a, const W: usize> Runner<'a, W> {
             Member::Swarm => {
                 Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)))
             }
+            Member::Restarts => Runner::Restarts(
+                Box::new(Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal))),
+                deal,
+                prune,
+                1,
+                RESTART_NODES,
+            ),
             _ => Runner::Pass(Box::new(
                 Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal)),
             )),
@@ -225,6 +251,34 @@ impl<'a, const W: usize> Runner<'a, W> {
         match self {
             Runner::Pass(p) => p.run(nodes, limits, true),
             Runner::Swarm(s) => s.run(nodes, limits, proved),
+            Runner::Restarts(pass, deal, prune, runs, left) => {
+                let mut nodes = nodes;
+                loop {
+                    let before = pass.expanded;
+                    let stop = pass.run(nodes.min(*left), limits, true);
+                    let spent = pass.expanded - before;
+                    nodes -= spent.min(nodes);
+                    *left -= spent.min(*left);
+                    match stop {
+                        Stop::Won | Stop::Deadline | Stop::Exhausted => return stop,
+                        Stop::Full | Stop::Budget if *left == 0 || stop == Stop::Full => {
+                            // A new draw of the ties, run for the next term of Luby's
+                            // sequence (its positions count in `expanded` through `done`).
+                            *runs += 1;
+                            let done = pass.expanded;
+                            let mut eval = Member::Restarts.eval(deal);
+                            eval.tie_seed = *runs;
+                            **pass = Pass::new(deal, *prune, 50, usize::MAX).with_eval(eval);
+                            pass.expanded = done;
+                            *left = RESTART_NODES * luby(*runs);
+                        }
+                        Stop::Full | Stop::Budget => {}
+                    }
+                    if nodes == 0 {
+                        return Stop::Budget;
+                    }
+                }
+            }
         }
     }
 
@@ -232,6 +286,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         match self {
             Runner::Pass(p) => p.expanded,
             Runner::Swarm(s) => s.expanded,
+            Runner::Restarts(p, ..) => p.expanded,
         }
     }
 
@@ -239,6 +294,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         match self {
             Runner::Pass(p) => p.win.take(),
             Runner::Swarm(s) => s.win.take(),
+            Runner::Restarts(p, ..) => p.win.take(),
         }
     }
 }

@@ -554,7 +554,7 @@ impl QuotientSchedule {
 }
 
 /// Term `i` (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ...
-fn luby(i: u64) -> u64 {
+pub(super) fn luby(i: u64) -> u64 {
     let mut i = i;
     loop {
         // The smallest k with i <= 2^k - 1.
