@@ -451,7 +451,7 @@ pub struct BudgetArgs {
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
     /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, swarm,
-    /// home, or all.
+    /// home, restarts, or all.
     #[arg(long, help_heading = TUNING, default_value = "all", value_parser = parse_members, conflicts_with = "no_best_first")]
     pub portfolio: castle::solver::portfolio::Members,
     /// No probes (short depth-first attempts with new move orders) between the long ones.
@@ -780,9 +780,16 @@ fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, Strin
     match castle::solver::portfolio::Members::parse(list) {
         Ok(m) if m.0 != 0 => Ok(m),
         Ok(_) => Err("no member named (try `all`)".to_string()),
-        Err(name) => Err(format!(
-            "`{name}` is not a member (best-first, disorder, dig, greedy, all)"
-        )),
+        Err(name) => {
+            let names: Vec<&str> = castle::solver::portfolio::Member::ALL
+                .iter()
+                .map(|m| m.name())
+                .collect();
+            Err(format!(
+                "`{name}` is not a member ({}, all)",
+                names.join(", ")
+            ))
+        }
     }
 }
 
