@@ -1,0 +1,532 @@
+//! The layered search: an exhaustive search of the positions reachable from a deal, one
+//! *level* of progress at a time, that holds in its hash set only the level it is closing.
+//!
+//! This module owns [`search`] (and its [`Report`], [`End`] and [`LayeredError`]); the
+//! solver runs it instead of its schedule under [`super::Solver::layered`].
+//!
+//! # Levels
+//! The level of a position is the cards on the foundations plus the cards dealt from the
+//! stock. With `foundation_return` off no move takes a card off a foundation (the move
+//! generator offers foundation moves *from* a foundation only with it), and no move puts a
+//! card back into the stock (a deal moves the stock's next card to the waste, a fill moves
+//! it to an empty pile; only `undo`, which the search never counts as a move, lowers the
+//! stock's index). So no move lowers the level: moves between the tableau, the cells and
+//! the waste keep it, foundation moves and deals raise it, and the automatic moves after a
+//! move are foundation moves and fills, which raise it or keep it. [`search`] refuses the
+//! rules with foundation return ([`LayeredError::FoundationReturn`]), where a level could
+//! fall.
+//!
+//! # The search, and why `Lost` is a proof
+//! Levels are closed in increasing order. Closing level `L` starts from its *entries*, the
+//! positions of level `L` that earlier levels' moves reached (the deal itself for the first
+//! level), and expands every position of the level breadth-first, each once: a child of the
+//! same level is kept if its key is new to the level's set; a child of a higher level `L'`
+//! goes to `L'`'s pending set if new there; a won child ends the search. When the level's
+//! queue is empty its set is dropped: no later position can reach level `L` again (levels
+//! never fall), so no later child can be one of its positions, and nothing needs to be
+//! looked up there. The next level starts from its pending set, which is complete: every
+//! position of a lower level has been expanded by then.
+//!
+//! Keys are [`Position::key`]'s, exact: two positions share a key only when they are equal
+//! up to the order of the piles (which no rule names), so a lookup never merges two
+//! different positions, and no verdict rests on a hash.
+//!
+//! **Claim**: when the search ends without a budget and without a win, every position
+//! reachable from the deal (by the moves [`Position::generate`] offers with `last = None`,
+//! each followed by the automatic moves, as every search of the crate plays them) was
+//! stored, hence expanded, and none is won: the deal is lost. Completeness of those moves
+//! and of the automatic moves with respect to wins is proved where they are made
+//! (`state/movegen.rs`, `state/safe.rs`).
+//!
+//! **The one reduction that depends on the line, `no_repeat`.** A position `S` is expanded
+//! with the `last` of the move that *first* stored it, from its stored parent `P`
+//! ([`moved_card`]: a single move of card `c` from a tableau pile or a cell to pile `B`, with
+//! no automatic move after it). Then [`Position::generate`] leaves out `c`'s moves from `B`.
+//! Walk up the stored parents from `S` while each position's `last` names `c` on the pile
+//! where `c` lies in it: `S = X_0, P = X_1, ..., X_k = Q`, where `Q` is the first whose `last`
+//! does not name `c` there (the deal's `last` is `None`, so the walk ends). Each step moved
+//! `c` alone, with nothing after it, so every `X_j` is `Q` with `c` moved from its pile `A`
+//! in `Q` to another pile or cell. A left-out move `c: B -> C` from `S` therefore reaches `Q`
+//! with `c` moved from `A` to `C`: `Q` itself when `C = A` (or when `C` is another cell and
+//! `A` a cell: the key sorts the cells), else a move `Q` makes (the top of `C` is the same
+//! in `Q` and in `S`, since only `c` moved; `C = B` is not a move; a move into an empty pile
+//! is offered by `Q` into its first empty pile or, for a lone card, not at all as it gives
+//! `Q` back, both the same position up to pile order), or `c`'s foundation move from `Q`.
+//! The automatic moves after it start from the same position either way. `Q` is stored, and
+//! `Q`'s own `last` does not leave out `c` on `A`: so that position is stored.
+//! Now suppose a reachable position `T` were never stored, and take a line from the deal to
+//! `T` (by moves offered with `last = None`): the deal is stored; let `X -> Y` be the first
+//! step whose `X` is stored and `Y` is not. `X`'s stored twin (same key: equal up to pile
+//! order, so it offers the same moves up to pile order) was expanded, and either offered the
+//! move to `Y` (then `Y` was stored: a contradiction) or left it out by `no_repeat` (then `Y`
+//! was stored, by the argument above: a contradiction). So every reachable position was
+//! stored, and each stored one was expanded. The argument needs only that every stored
+//! position is expanded with the `last` it was stored with, in any order; so passing `last`
+//! is exact here, as in the depth-first search.
+//!
+//! # Positions without a table of them: parent links
+//! A stored position is kept as a record of 8 bytes, its parent's index and the move that
+//! led to it (the automatic moves after it are played again), in one array for every level;
+//! the keys live only in the level's set and in the pending sets. To expand a position the
+//! search walks from the position it expanded before: up to the last ancestor the two share,
+//! undoing, then down, playing each record's move and the automatic moves after it
+//! ([`Position::play`] and `autoplay` are functions of the position, so each replay rebuilds
+//! the position, pile for pile, that was there when the record was made). Positions are
+//! expanded in the order they were stored, so consecutive ones are mostly siblings or
+//! cousins and a walk is a few moves long. A win's line is the line walked to its parent,
+//! then the move and its automatic moves: the solver replays it through the checker
+//! ([`super::Solver::solve_with_progress`]), as every win.
+//!
+//! # Memory
+//! The bytes counted are those of the record array (allocated in chunks of
+//! [`CHUNK`] records, so it never copies itself to grow), the level's set and the pending
+//! sets and their records (a set of `n` keys holds `n * 8 / 7` slots rounded up to a power
+//! of two, `W * 8 + 1` bytes each). Before a set or a list grows, the bytes it is about to
+//! allocate are added: if that passes the budget, the search ends as `unknown` (memory).
+
+use super::search::autoplay;
+use super::{Limit, Limits, Progress};
+use crate::deal::Deal;
+use crate::moves::{moved_card, Move, MoveList};
+use crate::state::{Position, Pruning};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Records per chunk of the record array: 2^20 (8 MiB).
+pub const CHUNK: usize = 1 << 20;
+
+/// Positions expanded between two looks at the clock, the memory and the stop flag.
+const CHECK_EVERY: u64 = 1 << 12;
+
+/// Positions expanded between two progress reports.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// A stored position: its parent's index (its own for the deal) and the move from there.
+#[derive(Clone, Copy)]
+struct Rec {
+    parent: u32,
+    mv: Move,
+}
+
+const _: () = assert!(std::mem::size_of::<Rec>() == 8);
+
+/// How a layered search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// A win: every single-card move from the deal, automatic ones included (not yet
+    /// replayed by the checker: the caller does that).
+    Won(Vec<Move>),
+    /// Every position reachable from the deal was expanded, and none is won.
+    Lost,
+    /// A budget ran out first (`None`: the stop flag was raised). Never a loss.
+    Unknown(Option<Limit>),
+}
+
+/// What a layered search found, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The verdict.
+    pub end: End,
+    /// Positions expanded.
+    pub expanded: u64,
+    /// Distinct positions stored (every level's, the pending ones included).
+    pub stored: u64,
+    /// Levels closed, and the size of each (level, positions), in order.
+    pub levels: Vec<(u16, u64)>,
+    /// Most bytes counted at once (see the module docs).
+    pub peak_bytes: usize,
+    /// Most cards on the foundations in a stored position.
+    pub best_home: u8,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl Report {
+    /// Positions in the largest level closed.
+    pub fn largest_level(&self) -> u64 {
+        self.levels.iter().map(|&(_, n)| n).max().unwrap_or(0)
+    }
+}
+
+/// Rules the layered search cannot decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayeredError {
+    /// With foundation return a card may leave its foundation, so a level could fall.
+    #[error("the layered search needs foundation return off (a card taken back from a foundation lowers the level)")]
+    FoundationReturn,
+}
+
+/// Whether the layered search applies to these rules (see [`LayeredError`]).
+pub fn applies(deal: &Deal) -> bool {
+    !deal.rules.options.foundation_return
+}
+
+/// Searches the positions reachable from `deal` level by level (see the module docs), within
+/// `limits` (the node budget counts positions expanded; the memory budget the bytes of the
+/// module docs), until a win, the end of the reachable positions, a budget, or `stop`.
+/// `progress` is called every 65,536 positions expanded.
+///
+/// # Errors
+/// [`LayeredError::FoundationReturn`] under foundation return.
+///
+/// # Panics
+/// If the deal is too large for the state key (as [`super::Solver::solve`]).
+pub fn search(
+    deal: &Deal,
+    prune: Pruning,
+    limits: Limits,
+    stop: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Report, LayeredError> {
+    if !applies(deal) {
+        return Err(LayeredError::FoundationReturn);
+    }
+    let bits = Position::new(deal).key_bits_bound();
+    Ok(if bits <= 192 {
+        Search::<3>::new(deal, prune, limits, stop).run(progress)
+    } else {
+        assert!(bits <= 256, "deal too large for the state key");
+        Search::<4>::new(deal, prune, limits, stop).run(progress)
+    })
+}
+
+/// A level not yet closed: the keys of its positions found so far and their records, in the
+/// order found.
+struct Pending<const W: usize> {
+    keys: ahash::HashSet<[u64; W]>,
+    recs: Vec<Rec>,
+}
+
+impl<const W: usize> Pending<W> {
+    fn new() -> Self {
+        Pending {
+            keys: Default::default(),
+            recs: Vec::new(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        set_bytes::<W>(self.keys.capacity()) + self.recs.capacity() * std::mem::size_of::<Rec>()
+    }
+}
+
+/// Bytes of a hash set of `W`-word keys that can hold `cap` keys (see the module docs).
+fn set_bytes<const W: usize>(cap: usize) -> usize {
+    if cap == 0 {
+        return 0;
+    }
+    let slots = if cap < 8 {
+        cap + 1
+    } else {
+        (cap * 8 / 7).next_power_of_two()
+    };
+    slots * (W * 8 + 1)
+}
+
+/// Why the search loop stopped early.
+enum Halt {
+    Won(Vec<Move>),
+    Unknown(Option<Limit>),
+}
+
+struct Search<'a, const W: usize> {
+    deal: &'a Deal,
+    prune: Pruning,
+    limits: Limits,
+    deadline: Option<Instant>,
+    stop: Option<&'a AtomicBool>,
+    t0: Instant,
+    /// Every stored position, by index, in chunks of [`CHUNK`].
+    chunks: Vec<Vec<Rec>>,
+    len: usize,
+    /// Levels above the one being closed (index: level).
+    pending: Vec<Option<Pending<W>>>,
+    /// The keys of the level being closed.
+    current: ahash::HashSet<[u64; W]>,
+    /// Where the walk stands: the position of the last node walked to, the line from the
+    /// deal, and the nodes of its chain from the deal with the line's length before each
+    /// node's edge; `on_path` maps a chain node to its place in the chain.
+    pos: Position,
+    hist: Vec<Move>,
+    chain: Vec<(u32, u32)>,
+    on_path: ahash::HashMap<u32, u32>,
+    /// Scratch for [`Search::walk`].
+    down: Vec<u32>,
+    /// Cards dealt from the stock at the deal, and in all (waste and stock).
+    seq: usize,
+    expanded: u64,
+    peak_bytes: usize,
+    best_home: u8,
+    levels: Vec<(u16, u64)>,
+}
+
+impl<'a, const W: usize> Search<'a, W> {
+    fn new(deal: &'a Deal, prune: Pruning, limits: Limits, stop: Option<&'a AtomicBool>) -> Self {
+        let t0 = Instant::now();
+        Search {
+            deal,
+            prune,
+            limits,
+            deadline: limits.deadline(t0),
+            stop,
+            t0,
+            chunks: Vec::new(),
+            len: 0,
+            pending: Vec::new(),
+            current: Default::default(),
+            pos: Position::new(deal),
+            hist: Vec::new(),
+            chain: Vec::new(),
+            on_path: Default::default(),
+            down: Vec::new(),
+            seq: deal.stock.len() + deal.waste.len(),
+            expanded: 0,
+            peak_bytes: 0,
+            best_home: 0,
+            levels: Vec::new(),
+        }
+    }
+
+    /// The level of a position (see the module docs).
+    #[inline]
+    fn level(&self, pos: &Position) -> usize {
+        usize::from(pos.home()) + self.seq - pos.stock().len()
+    }
+
+    fn rec(&self, i: u32) -> Rec {
+        let i = i as usize;
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    /// Bytes in use (see the module docs).
+    fn bytes(&self) -> usize {
+        self.chunks.len() * CHUNK * std::mem::size_of::<Rec>()
+            + set_bytes::<W>(self.current.capacity())
+            + self
+                .pending
+                .iter()
+                .flatten()
+                .map(Pending::bytes)
+                .sum::<usize>()
+    }
+
+    /// True when `extra` more bytes fit the budget; notes the peak.
+    fn room(&mut self, extra: usize) -> bool {
+        let b = self.bytes() + extra;
+        self.peak_bytes = self.peak_bytes.max(b);
+        b <= self.limits.memory_bytes
+    }
+
+    /// Appends a record; `Err` when the memory budget or the index space runs out.
+    fn push(&mut self, r: Rec) -> Result<u32, Halt> {
+        if self.len >= u32::MAX as usize {
+            return Err(Halt::Unknown(Some(Limit::Memory)));
+        }
+        if self.len % CHUNK == 0 {
+            if !self.room(CHUNK * std::mem::size_of::<Rec>()) {
+                return Err(Halt::Unknown(Some(Limit::Memory)));
+            }
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        self.chunks[self.len / CHUNK].push(r);
+        self.len += 1;
+        Ok((self.len - 1) as u32)
+    }
+
+    /// Walks the position to node `i` (see the module docs) and returns its `last`.
+    fn walk(&mut self, i: u32) -> Option<(crate::card::Card, u8)> {
+        let mut down = std::mem::take(&mut self.down);
+        down.clear();
+        let mut j = i;
+        while !self.on_path.contains_key(&j) {
+            down.push(j);
+            j = self.rec(j).parent;
+        }
+        let keep = self.on_path[&j] as usize + 1;
+        while self.chain.len() > keep {
+            let (node, h) = self.chain.pop().expect("chain longer than keep");
+            self.on_path.remove(&node);
+            while self.hist.len() > h as usize {
+                let m = self.hist.pop().expect("line longer than h");
+                self.pos.undo(m);
+            }
+        }
+        for &j in down.iter().rev() {
+            let h = self.hist.len();
+            let m = self.rec(j).mv;
+            self.pos.play(m, &mut self.hist);
+            autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+            self.on_path.insert(j, self.chain.len() as u32);
+            self.chain.push((j, h as u32));
+        }
+        self.down = down;
+        let &(node, h) = self.chain.last().expect("the deal is on the chain");
+        debug_assert_eq!(node, i);
+        if node == 0 {
+            return None;
+        }
+        moved_card(self.rec(node).mv, self.hist.len() - h as usize)
+    }
+
+    fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Report {
+        let end = match self.levels_loop(progress) {
+            Ok(()) => End::Lost,
+            Err(Halt::Won(line)) => End::Won(line),
+            Err(Halt::Unknown(l)) => End::Unknown(l),
+        };
+        let stored = self.len as u64
+            + self
+                .pending
+                .iter()
+                .flatten()
+                .map(|p| p.recs.len() as u64)
+                .sum::<u64>();
+        self.peak_bytes = self.peak_bytes.max(self.bytes());
+        Report {
+            end,
+            expanded: self.expanded,
+            stored,
+            levels: self.levels,
+            peak_bytes: self.peak_bytes,
+            best_home: self.best_home,
+            seconds: self.t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The deal, then each level in turn.
+    fn levels_loop(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<(), Halt> {
+        autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+        if self.pos.is_won() {
+            return Err(Halt::Won(self.hist.clone()));
+        }
+        self.best_home = self.pos.home();
+        let first = self.level(&self.pos);
+        // Levels run up to every card home with the stock dealt.
+        let top = self.deal.rules.cards() + self.seq + 1;
+        self.pending = (0..top).map(|_| None).collect();
+        self.push(Rec {
+            parent: 0,
+            mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
+        })?;
+        self.chain.push((0, 0));
+        self.on_path.insert(0, 0);
+        self.current
+            .insert(self.pos.key::<W>().expect("key width from the bound"));
+        let mut start = 0;
+        let mut level = first;
+        loop {
+            self.close(level, start, progress)?;
+            self.levels.push((level as u16, (self.len - start) as u64));
+            self.current = Default::default();
+            // The next level with entries.
+            let Some(next) = (level + 1..self.pending.len()).find(|&l| self.pending[l].is_some())
+            else {
+                return Ok(());
+            };
+            let p = self.pending[next].take().expect("found above");
+            start = self.len;
+            for &r in &p.recs {
+                self.push(r)?;
+            }
+            self.current = p.keys;
+            level = next;
+        }
+    }
+
+    /// Closes `level`, whose positions start at index `start`.
+    fn close(
+        &mut self,
+        level: usize,
+        start: usize,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), Halt> {
+        let mut list = MoveList::default();
+        let mut i = start;
+        while i < self.len {
+            if self.limits.max_nodes.is_some_and(|n| self.expanded >= n) {
+                return Err(Halt::Unknown(Some(Limit::Nodes)));
+            }
+            if self.expanded % CHECK_EVERY == 0 {
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(Halt::Unknown(Some(Limit::Seconds)));
+                }
+                if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    return Err(Halt::Unknown(None));
+                }
+                if !self.room(0) {
+                    return Err(Halt::Unknown(Some(Limit::Memory)));
+                }
+            }
+            if self.expanded % PROGRESS_EVERY == 0 && self.expanded > 0 {
+                progress(&Progress {
+                    nodes: self.expanded,
+                    states: self.len as u64,
+                    seconds: self.t0.elapsed().as_secs_f64(),
+                });
+            }
+            let last = self.walk(i as u32);
+            self.expanded += 1;
+            self.pos.generate(self.prune, 0, last, &mut list);
+            for m in list.iter() {
+                let h = self.hist.len();
+                self.pos.play(m, &mut self.hist);
+                autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+                if self.pos.is_won() {
+                    return Err(Halt::Won(self.hist.clone()));
+                }
+                let to = self.level(&self.pos);
+                debug_assert!(to >= level, "a move lowered the level");
+                let key = self.pos.key::<W>().expect("key width from the bound");
+                let rec = Rec {
+                    parent: i as u32,
+                    mv: m,
+                };
+                let home = self.pos.home();
+                while self.hist.len() > h {
+                    let u = self.hist.pop().expect("line longer than h");
+                    self.pos.undo(u);
+                }
+                self.best_home = self.best_home.max(home);
+                if to == level {
+                    if !self.current.contains(&key) {
+                        if self.current.len() == self.current.capacity()
+                            && !self.room(set_bytes::<W>(self.current.capacity() + 1))
+                        {
+                            return Err(Halt::Unknown(Some(Limit::Memory)));
+                        }
+                        self.current.insert(key);
+                        self.push(rec)?;
+                    }
+                } else {
+                    self.offer(to, key, rec)?;
+                }
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Adds a position of a higher level to its pending set, unless it is there already.
+    fn offer(&mut self, to: usize, key: [u64; W], rec: Rec) -> Result<(), Halt> {
+        let fresh = self.pending[to].is_none();
+        let p = self.pending[to].get_or_insert_with(Pending::new);
+        if !fresh && p.keys.contains(&key) {
+            return Ok(());
+        }
+        let (kl, kc) = (p.keys.len(), p.keys.capacity());
+        let (rl, rc) = (p.recs.len(), p.recs.capacity());
+        let grow = if kl == kc { set_bytes::<W>(kc + 1) } else { 0 }
+            + if rl == rc {
+                rc.max(4) * std::mem::size_of::<Rec>()
+            } else {
+                0
+            };
+        if grow > 0 && !self.room(grow) {
+            return Err(Halt::Unknown(Some(Limit::Memory)));
+        }
+        let p = self.pending[to].as_mut().expect("made above");
+        p.keys.insert(key);
+        p.recs.push(rec);
+        Ok(())
+    }
+}
