@@ -310,11 +310,15 @@ impl<'a, const W: usize> Search<'a, W> {
                 .sum::<usize>()
     }
 
-    /// True when `extra` more bytes fit the budget; notes the peak.
+    /// True when `extra` more bytes fit the budget (then notes the peak: the caller allocates
+    /// them).
     fn room(&mut self, extra: usize) -> bool {
         let b = self.bytes() + extra;
-        self.peak_bytes = self.peak_bytes.max(b);
-        b <= self.limits.memory_bytes
+        let fits = b <= self.limits.memory_bytes;
+        if fits {
+            self.peak_bytes = self.peak_bytes.max(b);
+        }
+        fits
     }
 
     /// Appends a record; `Err` when the memory budget or the index space runs out.
