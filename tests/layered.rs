@@ -218,9 +218,9 @@ fn the_layered_search_stores_every_reachable_position_once() {
         assert_eq!(r.stored, e.states, "seed {seed}: positions stored");
         assert_eq!(r.expanded, r.stored, "seed {seed}: each expanded once");
         assert_eq!(
-            r.levels.iter().map(|&(_, n)| n).sum::<u64>(),
+            r.classes.iter().map(|&(_, n)| n).sum::<u64>(),
             r.stored,
-            "seed {seed}: the levels hold them all"
+            "seed {seed}: the classes hold them all"
         );
         lost += 1;
     }

@@ -1,8 +1,10 @@
 //! The layered search: an exhaustive search of the positions reachable from a deal, one
-//! *level* of progress at a time, that holds in its hash set only the level it is closing.
+//! *level* of progress at a time, that holds in its hash set only the class of positions it
+//! is closing.
 //!
 //! This module owns [`search`] (and its [`Report`], [`End`] and [`LayeredError`]); the
-//! solver runs it instead of its schedule under [`super::Solver::layered`].
+//! solver runs it instead of its schedule under [`super::Solver::layered`]. Measurements are
+//! in `docs/design.md` ("The layered search"); `examples/layered.rs` makes them.
 //!
 //! # Levels
 //! The level of a position is the cards on the foundations plus the cards dealt from the
@@ -16,16 +18,24 @@
 //! rules with foundation return ([`LayeredError::FoundationReturn`]), where a level could
 //! fall.
 //!
+//! # Classes
+//! A move that keeps the level moves no card home and deals none, so it keeps the foundation
+//! heights too: a level splits into *classes*, one per foundation height vector (which,
+//! with the level, fixes the cards dealt), and no move joins two classes of one level. The
+//! search closes one class at a time, so its set holds one class.
+//!
 //! # The search, and why `Lost` is a proof
-//! Levels are closed in increasing order. Closing level `L` starts from its *entries*, the
-//! positions of level `L` that earlier levels' moves reached (the deal itself for the first
-//! level), and expands every position of the level breadth-first, each once: a child of the
-//! same level is kept if its key is new to the level's set; a child of a higher level `L'`
-//! goes to `L'`'s pending set if new there; a won child ends the search. When the level's
-//! queue is empty its set is dropped: no later position can reach level `L` again (levels
-//! never fall), so no later child can be one of its positions, and nothing needs to be
-//! looked up there. The next level starts from its pending set, which is complete: every
-//! position of a lower level has been expanded by then.
+//! Levels are taken in increasing order, and the classes of a level one after the other (in
+//! the order they were found). Closing a class starts from its *entries*, the positions of
+//! the class that moves from lower levels reached (the deal itself for the first), and
+//! expands every position of the class breadth-first, each once: a child of the same level
+//! (hence of the same class) is kept if its key is new to the class's set; a child of a
+//! higher level goes to its class's pending set if new there; a won child ends the search.
+//! When the class's queue is empty its set is dropped: no position of a later class can
+//! reach it again (levels never fall, and a class of the same level is never reached from
+//! another), so no later child can be one of its positions, and nothing needs to be looked
+//! up there. A class starts from its pending set, which is complete by then: every position
+//! of a lower level has been expanded, and nothing else enters it.
 //!
 //! Keys are [`Position::key`]'s, exact: two positions share a key only when they are equal
 //! up to the order of the piles (which no rule names), so a lookup never merges two
@@ -67,7 +77,7 @@
 //! # Positions without a table of them: parent links
 //! A stored position is kept as a record of 8 bytes, its parent's index and the move that
 //! led to it (the automatic moves after it are played again), in one array for every level;
-//! the keys live only in the level's set and in the pending sets. To expand a position the
+//! the keys live only in the class's set and in the pending sets. To expand a position the
 //! search walks from the position it expanded before: up to the last ancestor the two share,
 //! undoing, then down, playing each record's move and the automatic moves after it
 //! ([`Position::play`] and `autoplay` are functions of the position, so each replay rebuilds
@@ -79,7 +89,7 @@
 //!
 //! # Memory
 //! The bytes counted are those of the record array (allocated in chunks of
-//! [`CHUNK`] records, so it never copies itself to grow), the level's set and the pending
+//! [`CHUNK`] records, so it never copies itself to grow), the class's set and the pending
 //! sets and their records (a set of `n` keys holds `n * 8 / 7` slots rounded up to a power
 //! of two, `W * 8 + 1` bytes each). Before a set or a list grows, the bytes it is about to
 //! allocate are added: if that passes the budget, the search ends as `unknown` (memory).
@@ -131,8 +141,8 @@ pub struct Report {
     pub expanded: u64,
     /// Distinct positions stored (every level's, the pending ones included).
     pub stored: u64,
-    /// Levels closed, and the size of each (level, positions), in order.
-    pub levels: Vec<(u16, u64)>,
+    /// Classes closed, each as (its level, its positions), in the order closed.
+    pub classes: Vec<(u16, u64)>,
     /// Most bytes counted at once (see the module docs).
     pub peak_bytes: usize,
     /// Most cards on the foundations in a stored position.
@@ -142,9 +152,16 @@ pub struct Report {
 }
 
 impl Report {
-    /// Positions in the largest level closed.
-    pub fn largest_level(&self) -> u64 {
-        self.levels.iter().map(|&(_, n)| n).max().unwrap_or(0)
+    /// Positions in the largest class closed.
+    pub fn largest_class(&self) -> u64 {
+        self.classes.iter().map(|&(_, n)| n).max().unwrap_or(0)
+    }
+
+    /// Levels with a class closed.
+    pub fn levels(&self) -> usize {
+        let mut levels: Vec<u16> = self.classes.iter().map(|&(l, _)| l).collect();
+        levels.dedup();
+        levels.len()
     }
 }
 
@@ -210,6 +227,32 @@ impl<const W: usize> Pending<W> {
     }
 }
 
+/// The classes of one level found so far, in the order found: `list[k]` (taken when it is
+/// closed) holds class `class[k]`'s positions; `index` finds `k` from the class.
+struct Classes<const W: usize> {
+    list: Vec<Option<Pending<W>>>,
+    class: Vec<u64>,
+    index: ahash::HashMap<u64, usize>,
+}
+
+impl<const W: usize> Default for Classes<W> {
+    fn default() -> Self {
+        Classes {
+            list: Vec::new(),
+            class: Vec::new(),
+            index: Default::default(),
+        }
+    }
+}
+
+/// A position's class within its level: its foundation heights (in the position's canonical
+/// order, so equal positions have equal classes), one byte each. With the level (cards home
+/// plus cards dealt) they fix the cards dealt, so level and class name the class.
+#[inline]
+fn class_of(pos: &Position) -> u64 {
+    u64::from_le_bytes(pos.foundations())
+}
+
 /// Bytes of a hash set of `W`-word keys that can hold `cap` keys (see the module docs).
 fn set_bytes<const W: usize>(cap: usize) -> usize {
     if cap == 0 {
@@ -239,10 +282,14 @@ struct Search<'a, const W: usize> {
     /// Every stored position, by index, in chunks of [`CHUNK`].
     chunks: Vec<Vec<Rec>>,
     len: usize,
-    /// Levels above the one being closed (index: level).
-    pending: Vec<Option<Pending<W>>>,
-    /// The keys of the level being closed.
+    /// The classes found and not yet closed, by level (index: level).
+    pending: Vec<Classes<W>>,
+    /// Bytes of the pending sets and their records (kept as they grow).
+    pending_bytes: usize,
+    /// The keys of the class being closed (only: see the module docs).
     current: ahash::HashSet<[u64; W]>,
+    /// The class being closed (see [`class_of`]).
+    current_class: u64,
     /// Where the walk stands: the position of the last node walked to, the line from the
     /// deal, and the nodes of its chain from the deal with the line's length before each
     /// node's edge; `on_path` maps a chain node to its place in the chain.
@@ -257,7 +304,7 @@ struct Search<'a, const W: usize> {
     expanded: u64,
     peak_bytes: usize,
     best_home: u8,
-    levels: Vec<(u16, u64)>,
+    classes: Vec<(u16, u64)>,
 }
 
 impl<'a, const W: usize> Search<'a, W> {
@@ -273,7 +320,9 @@ impl<'a, const W: usize> Search<'a, W> {
             chunks: Vec::new(),
             len: 0,
             pending: Vec::new(),
+            pending_bytes: 0,
             current: Default::default(),
+            current_class: 0,
             pos: Position::new(deal),
             hist: Vec::new(),
             chain: Vec::new(),
@@ -283,7 +332,7 @@ impl<'a, const W: usize> Search<'a, W> {
             expanded: 0,
             peak_bytes: 0,
             best_home: 0,
-            levels: Vec::new(),
+            classes: Vec::new(),
         }
     }
 
@@ -302,12 +351,7 @@ impl<'a, const W: usize> Search<'a, W> {
     fn bytes(&self) -> usize {
         self.chunks.len() * CHUNK * std::mem::size_of::<Rec>()
             + set_bytes::<W>(self.current.capacity())
-            + self
-                .pending
-                .iter()
-                .flatten()
-                .map(Pending::bytes)
-                .sum::<usize>()
+            + self.pending_bytes
     }
 
     /// True when `extra` more bytes fit the budget (then notes the peak: the caller allocates
@@ -382,7 +426,7 @@ impl<'a, const W: usize> Search<'a, W> {
             + self
                 .pending
                 .iter()
-                .flatten()
+                .flat_map(|c| c.list.iter().flatten())
                 .map(|p| p.recs.len() as u64)
                 .sum::<u64>();
         self.peak_bytes = self.peak_bytes.max(self.bytes());
@@ -390,7 +434,7 @@ impl<'a, const W: usize> Search<'a, W> {
             end,
             expanded: self.expanded,
             stored,
-            levels: self.levels,
+            classes: self.classes,
             peak_bytes: self.peak_bytes,
             best_home: self.best_home,
             seconds: self.t0.elapsed().as_secs_f64(),
@@ -407,7 +451,7 @@ impl<'a, const W: usize> Search<'a, W> {
         let first = self.level(&self.pos);
         // Levels run up to every card home with the stock dealt.
         let top = self.deal.rules.cards() + self.seq + 1;
-        self.pending = (0..top).map(|_| None).collect();
+        self.pending = (0..top).map(|_| Classes::default()).collect();
         self.push(Rec {
             parent: 0,
             mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
@@ -416,25 +460,33 @@ impl<'a, const W: usize> Search<'a, W> {
         self.on_path.insert(0, 0);
         self.current
             .insert(self.pos.key::<W>().expect("key width from the bound"));
-        let mut start = 0;
-        let mut level = first;
-        loop {
-            self.close(level, start, progress)?;
-            self.levels.push((level as u16, (self.len - start) as u64));
-            self.current = Default::default();
-            // The next level with entries.
-            let Some(next) = (level + 1..self.pending.len()).find(|&l| self.pending[l].is_some())
-            else {
-                return Ok(());
-            };
-            let p = self.pending[next].take().expect("found above");
-            start = self.len;
-            for &r in &p.recs {
-                self.push(r)?;
+        self.current_class = class_of(&self.pos);
+        self.close(first, 0, progress)?;
+        self.classes.push((first as u16, self.len as u64));
+        // No other class of the deal's level is reachable: nothing enters a level's classes
+        // but moves from lower levels. Then each level, class by class, in the order found.
+        for level in first + 1..top {
+            let mut k = 0;
+            // Closing a class only adds to higher levels: this level's list is fixed now.
+            while k < self.pending[level].list.len() {
+                let p = self.pending[level].list[k]
+                    .take()
+                    .expect("each class taken once");
+                self.pending_bytes -= p.bytes();
+                self.current_class = self.pending[level].class[k];
+                let start = self.len;
+                for &r in &p.recs {
+                    self.push(r)?;
+                }
+                self.current = p.keys;
+                self.close(level, start, progress)?;
+                self.classes.push((level as u16, (self.len - start) as u64));
+                self.current = Default::default();
+                k += 1;
             }
-            self.current = p.keys;
-            level = next;
+            self.pending[level] = Classes::default();
         }
+        Ok(())
     }
 
     /// Closes `level`, whose positions start at index `start`.
@@ -480,6 +532,10 @@ impl<'a, const W: usize> Search<'a, W> {
                 }
                 let to = self.level(&self.pos);
                 debug_assert!(to >= level, "a move lowered the level");
+                // A move that keeps the level moved no card home and dealt none: the class
+                // (the foundations, and the cards dealt, which the level then fixes) stays.
+                debug_assert!(to > level || class_of(&self.pos) == self.current_class);
+                let class = class_of(&self.pos);
                 let key = self.pos.key::<W>().expect("key width from the bound");
                 let rec = Rec {
                     parent: i as u32,
@@ -502,7 +558,7 @@ impl<'a, const W: usize> Search<'a, W> {
                         self.push(rec)?;
                     }
                 } else {
-                    self.offer(to, key, rec)?;
+                    self.offer(to, class, key, rec)?;
                 }
             }
             i += 1;
@@ -510,11 +566,17 @@ impl<'a, const W: usize> Search<'a, W> {
         Ok(())
     }
 
-    /// Adds a position of a higher level to its pending set, unless it is there already.
-    fn offer(&mut self, to: usize, key: [u64; W], rec: Rec) -> Result<(), Halt> {
-        let fresh = self.pending[to].is_none();
-        let p = self.pending[to].get_or_insert_with(Pending::new);
-        if !fresh && p.keys.contains(&key) {
+    /// Adds a position of a higher level to its class's pending set, unless it is there
+    /// already.
+    fn offer(&mut self, to: usize, class: u64, key: [u64; W], rec: Rec) -> Result<(), Halt> {
+        let classes = &mut self.pending[to];
+        let k = *classes.index.entry(class).or_insert_with(|| {
+            classes.list.push(Some(Pending::new()));
+            classes.class.push(class);
+            classes.list.len() - 1
+        });
+        let p = classes.list[k].as_ref().expect("a pending class");
+        if p.keys.contains(&key) {
             return Ok(());
         }
         let (kl, kc) = (p.keys.len(), p.keys.capacity());
@@ -528,9 +590,11 @@ impl<'a, const W: usize> Search<'a, W> {
         if grow > 0 && !self.room(grow) {
             return Err(Halt::Unknown(Some(Limit::Memory)));
         }
-        let p = self.pending[to].as_mut().expect("made above");
+        let p = self.pending[to].list[k].as_mut().expect("a pending class");
+        let before = p.bytes();
         p.keys.insert(key);
         p.recs.push(rec);
+        self.pending_bytes += p.bytes() - before;
         Ok(())
     }
 }
