@@ -292,11 +292,10 @@ struct Search<'a, const W: usize> {
     current_class: u64,
     /// Where the walk stands: the position of the last node walked to, the line from the
     /// deal, and the nodes of its chain from the deal with the line's length before each
-    /// node's edge; `on_path` maps a chain node to its place in the chain.
+    /// node's edge.
     pos: Position,
     hist: Vec<Move>,
     chain: Vec<(u32, u32)>,
-    on_path: ahash::HashMap<u32, u32>,
     /// Scratch for [`Search::walk`].
     down: Vec<u32>,
     /// Cards dealt from the stock at the deal, and in all (waste and stock).
@@ -326,7 +325,6 @@ impl<'a, const W: usize> Search<'a, W> {
             pos: Position::new(deal),
             hist: Vec::new(),
             chain: Vec::new(),
-            on_path: Default::default(),
             down: Vec::new(),
             seq: deal.stock.len() + deal.waste.len(),
             expanded: 0,
@@ -385,15 +383,22 @@ impl<'a, const W: usize> Search<'a, W> {
     fn walk(&mut self, i: u32) -> Option<(crate::card::Card, u8)> {
         let mut down = std::mem::take(&mut self.down);
         down.clear();
+        // A parent is stored before its children, so the chain's indices rise from the deal
+        // (index 0) and `i`'s ancestors fall: one merge finds the last one they share.
         let mut j = i;
-        while !self.on_path.contains_key(&j) {
+        let mut keep = self.chain.len();
+        loop {
+            while self.chain[keep - 1].0 > j {
+                keep -= 1;
+            }
+            if self.chain[keep - 1].0 == j {
+                break;
+            }
             down.push(j);
             j = self.rec(j).parent;
         }
-        let keep = self.on_path[&j] as usize + 1;
         while self.chain.len() > keep {
-            let (node, h) = self.chain.pop().expect("chain longer than keep");
-            self.on_path.remove(&node);
+            let (_, h) = self.chain.pop().expect("chain longer than keep");
             while self.hist.len() > h as usize {
                 let m = self.hist.pop().expect("line longer than h");
                 self.pos.undo(m);
@@ -404,7 +409,6 @@ impl<'a, const W: usize> Search<'a, W> {
             let m = self.rec(j).mv;
             self.pos.play(m, &mut self.hist);
             autoplay(&mut self.pos, self.prune, false, &mut self.hist);
-            self.on_path.insert(j, self.chain.len() as u32);
             self.chain.push((j, h as u32));
         }
         self.down = down;
@@ -457,7 +461,6 @@ impl<'a, const W: usize> Search<'a, W> {
             mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
         })?;
         self.chain.push((0, 0));
-        self.on_path.insert(0, 0);
         self.current
             .insert(self.pos.key::<W>().expect("key width from the bound"));
         self.current_class = class_of(&self.pos);
@@ -548,13 +551,15 @@ impl<'a, const W: usize> Search<'a, W> {
                 }
                 self.best_home = self.best_home.max(home);
                 if to == level {
-                    if !self.current.contains(&key) {
-                        if self.current.len() == self.current.capacity()
-                            && !self.room(set_bytes::<W>(self.current.capacity() + 1))
-                        {
-                            return Err(Halt::Unknown(Some(Limit::Memory)));
-                        }
-                        self.current.insert(key);
+                    // A full set grows on its next insertion: its bytes are asked for first
+                    // (then a key already there costs one probe more, rarely).
+                    if self.current.len() == self.current.capacity()
+                        && !self.current.contains(&key)
+                        && !self.room(set_bytes::<W>(self.current.capacity() + 1))
+                    {
+                        return Err(Halt::Unknown(Some(Limit::Memory)));
+                    }
+                    if self.current.insert(key) {
                         self.push(rec)?;
                     }
                 } else {
@@ -575,19 +580,26 @@ impl<'a, const W: usize> Search<'a, W> {
             classes.class.push(class);
             classes.list.len() - 1
         });
-        let p = classes.list[k].as_ref().expect("a pending class");
+        let p = classes.list[k].as_mut().expect("a pending class");
+        let (kl, kc) = (p.keys.len(), p.keys.capacity());
+        let (rl, rc) = (p.recs.len(), p.recs.capacity());
+        if kl < kc && rl < rc {
+            // Nothing grows: one probe.
+            if p.keys.insert(key) {
+                p.recs.push(rec);
+            }
+            return Ok(());
+        }
         if p.keys.contains(&key) {
             return Ok(());
         }
-        let (kl, kc) = (p.keys.len(), p.keys.capacity());
-        let (rl, rc) = (p.recs.len(), p.recs.capacity());
         let grow = if kl == kc { set_bytes::<W>(kc + 1) } else { 0 }
             + if rl == rc {
                 rc.max(4) * std::mem::size_of::<Rec>()
             } else {
                 0
             };
-        if grow > 0 && !self.room(grow) {
+        if !self.room(grow) {
             return Err(Halt::Unknown(Some(Limit::Memory)));
         }
         let p = self.pending[to].list[k].as_mut().expect("a pending class");

@@ -224,7 +224,7 @@ impl Solver {
     ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
         let mut out = if self.layered && layered::applies(deal) {
-            self.layered(deal, progress)
+            self.solve_layered(deal, progress)
         } else {
             self.attempts::<W>(deal, progress)
         };
@@ -270,7 +270,7 @@ impl Solver {
     /// `Unsolvable` when it closed every level, `Unknown` at a budget. The schedule's table
     /// fields describe the layered search's stores: `states` and `peak_states` the positions
     /// stored, `table_bytes` and `peak_table_bytes` its peak bytes (see [`layered`]).
-    fn layered(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+    fn solve_layered(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
         let r = layered::search(deal, self.pruning, self.limits, None, progress)
             .expect("the caller checked that the layered search applies");
         let (verdict, moves, limit, phase) = match r.end {
