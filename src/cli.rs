@@ -461,10 +461,11 @@ pub struct BudgetArgs {
     #[arg(long)]
     pub no_quotient: bool,
     /// Decide the deal with the layered search instead of the usual schedule: every position
-    /// reachable from the deal, closed one level of progress (cards home plus cards dealt)
-    /// at a time, holding one level's positions in its hash set at once. Proves losses the
-    /// usual search cannot hold in memory (courtyard's); finds wins only after every lower
-    /// level is closed. Needs foundation return off (with it the usual schedule runs).
+    /// reachable from the deal, searched one level of progress (cards home plus cards dealt)
+    /// at a time, with only one class of positions (one set of foundation heights) in its hash
+    /// set at once, within --memory. Its `unsolvable` is a proof; it meets a win only after
+    /// every lower level, so it is for deals the usual search leaves unknown. Needs
+    /// foundation return off (with it the usual schedule runs).
     #[arg(long)]
     pub layered: bool,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
