@@ -461,6 +461,14 @@ pub struct BudgetArgs {
     /// can prove a loss that the exact search would take far longer to prove).
     #[arg(long)]
     pub no_quotient: bool,
+    /// Decide the deal with the layered search instead of the usual schedule: every position
+    /// reachable from the deal, searched one level of progress (cards home plus cards dealt)
+    /// at a time, with only one class of positions (one set of foundation heights) in its hash
+    /// set at once, within --memory. Its `unsolvable` is a proof; it meets a win only after
+    /// every lower level, so it is for deals the usual search leaves unknown. Needs
+    /// foundation return off (with it the usual schedule runs).
+    #[arg(long)]
+    pub layered: bool,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
     #[arg(long, help_heading = TUNING, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
@@ -768,6 +776,7 @@ impl BudgetArgs {
             members: self.portfolio,
             probes: (!self.no_probes).then_some(self.probe_nodes),
             quotient: !self.no_quotient,
+            layered: self.layered,
             threads: 1,
             short: self.short.then_some(self.short_nodes),
             ..Solver::default()

@@ -18,8 +18,11 @@
 //! - `bestfirst.rs`: the weighted best-first pass; [`portfolio`]: the passes with different
 //!   evaluations the schedule runs side by side, in slices.
 //! - [`short`]: the search for a shortest win (`--short`), built on that pass.
+//! - [`layered`]: the exhaustive search level by level of progress (`--layered`), which the
+//!   solver runs instead of the schedule under [`Solver::layered`].
 
 mod bestfirst;
+pub mod layered;
 mod open;
 pub mod portfolio;
 pub mod quotient;
@@ -89,6 +92,11 @@ pub struct Solver {
     /// (see `schedule::QuotientSchedule` for when it runs; only with [`Solver::restarts`]). Never
     /// changes a verdict; it can only prove a loss sooner.
     pub quotient: bool,
+    /// Run the layered search ([`layered`]) instead of the schedule, where the rules allow
+    /// it (foundation return off; otherwise the schedule runs as without it). It decides a
+    /// deal by closing the reachable positions one level of progress at a time, holding one
+    /// level's keys at once; a win comes back as a line, replayed as every win.
+    pub layered: bool,
 }
 
 impl Default for Solver {
@@ -109,6 +117,7 @@ impl Default for Solver {
             path_floor: PATH_MIN_BYTES,
             path_window: PATH_WINDOW,
             quotient: true,
+            layered: false,
         }
     }
 }
@@ -208,7 +217,11 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
-        let mut out = self.attempts::<W>(deal, progress);
+        let mut out = if self.layered && layered::applies(deal) {
+            self.solve_layered(deal, progress)
+        } else {
+            self.attempts::<W>(deal, progress)
+        };
         if out.verdict == Verdict::Solvable {
             out.first_len = Some(out.moves.len());
         }
@@ -243,5 +256,41 @@ impl Solver {
         }
         out.seconds = t0.elapsed().as_secs_f64();
         Ok(out)
+    }
+}
+
+impl Solver {
+    /// The layered search's outcome (see [`Solver::layered`]): `Solvable` with its line,
+    /// `Unsolvable` when it closed every level, `Unknown` at a budget. The schedule's table
+    /// fields describe the layered search's stores: `states` and `peak_states` the positions
+    /// stored, `table_bytes` and `peak_table_bytes` its peak bytes (see [`layered`]).
+    fn solve_layered(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
+        let r = layered::search(deal, self.pruning, self.limits, None, progress)
+            .expect("the caller checked that the layered search applies");
+        let (verdict, moves, limit, phase) = match r.end {
+            layered::End::Won(line) => (Verdict::Solvable, line, None, Some(Phase::Layered)),
+            layered::End::Lost => (Verdict::Unsolvable, Vec::new(), None, Some(Phase::Layered)),
+            layered::End::Unknown(l) => (Verdict::Unknown, Vec::new(), l, None),
+        };
+        Outcome {
+            verdict,
+            moves,
+            nodes: r.expanded,
+            states: r.stored,
+            peak_states: r.stored,
+            seconds: r.seconds,
+            limit,
+            best_home: r.best_home,
+            table_bytes: r.peak_bytes,
+            peak_table_bytes: r.peak_bytes,
+            peak_path_bytes: 0,
+            replaced: 0,
+            untracked: 0,
+            attempts: 1,
+            phase,
+            short_nodes: None,
+            shortest: false,
+            first_len: None,
+        }
     }
 }

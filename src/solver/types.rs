@@ -216,6 +216,9 @@ pub enum Phase {
     /// The suit-blind quotient (see [`super::quotient`]): it exhausted an over-approximation of
     /// the reachable positions and met no win, a proof of `unsolvable`; it never reports a win.
     Quotient,
+    /// The layered search (see [`super::layered`]): it closed every level of progress, a proof
+    /// of `unsolvable`, or met a win, which is replayed as every win.
+    Layered,
 }
 
 impl Phase {
@@ -226,6 +229,7 @@ impl Phase {
             Phase::BestFirst(m) => m.phase(),
             Phase::Complete => "complete",
             Phase::Quotient => "quotient",
+            Phase::Layered => "layered",
         }
     }
 }

@@ -1,0 +1,616 @@
+//! The layered search: an exhaustive search of the positions reachable from a deal, one
+//! *level* of progress at a time, that holds in its hash set only the class of positions it
+//! is closing.
+//!
+//! This module owns [`search`] (and its [`Report`], [`End`] and [`LayeredError`]); the
+//! solver runs it instead of its schedule under [`super::Solver::layered`]. Measurements are
+//! in `docs/design.md` ("The layered search"); `examples/layered.rs` makes them.
+//!
+//! # Levels
+//! The level of a position is the cards on the foundations plus the cards dealt from the
+//! stock. With `foundation_return` off no move takes a card off a foundation (the move
+//! generator offers foundation moves *from* a foundation only with it), and no move puts a
+//! card back into the stock (a deal moves the stock's next card to the waste, a fill moves
+//! it to an empty pile; only `undo`, which the search never counts as a move, lowers the
+//! stock's index). So no move lowers the level: moves between the tableau, the cells and
+//! the waste keep it, foundation moves and deals raise it, and the automatic moves after a
+//! move are foundation moves and fills, which raise it or keep it. [`search`] refuses the
+//! rules with foundation return ([`LayeredError::FoundationReturn`]), where a level could
+//! fall.
+//!
+//! # Classes
+//! A move that keeps the level moves no card home and deals none, so it keeps the foundation
+//! heights too: a level splits into *classes*, one per foundation height vector (which,
+//! with the level, fixes the cards dealt), and no move joins two classes of one level. The
+//! search closes one class at a time, so its set holds one class.
+//!
+//! # The search, and why `Lost` is a proof
+//! Levels are taken in increasing order, and the classes of a level one after the other (in
+//! the order they were found). Closing a class starts from its *entries*, the positions of
+//! the class that moves from lower levels reached (the deal itself for the first), and
+//! expands every position of the class breadth-first, each once: a child of the same level
+//! (hence of the same class) is kept if its key is new to the class's set; a child of a
+//! higher level goes to its class's pending set if new there; a won child ends the search.
+//! When the class's queue is empty its set is dropped: no position of a later class can
+//! reach it again (levels never fall, and a class of the same level is never reached from
+//! another), so no later child can be one of its positions, and nothing needs to be looked
+//! up there. A class starts from its pending set, which is complete by then: every position
+//! of a lower level has been expanded, and nothing else enters it.
+//!
+//! Keys are [`Position::key`]'s, exact: two positions share a key only when they are equal
+//! up to the order of the piles (which no rule names), so a lookup never merges two
+//! different positions, and no verdict rests on a hash.
+//!
+//! **Claim**: when the search ends without a budget and without a win, every position
+//! reachable from the deal (by the moves [`Position::generate`] offers with `last = None`,
+//! each followed by the automatic moves, as every search of the crate plays them) was
+//! stored, hence expanded, and none is won: the deal is lost. Completeness of those moves
+//! and of the automatic moves with respect to wins is proved where they are made
+//! (`state/movegen.rs`, `state/safe.rs`).
+//!
+//! **The one reduction that depends on the line, `no_repeat`.** A position `S` is expanded
+//! with the `last` of the move that *first* stored it, from its stored parent `P`
+//! ([`moved_card`]: a single move of card `c` from a tableau pile or a cell to pile `B`, with
+//! no automatic move after it). Then [`Position::generate`] leaves out `c`'s moves from `B`.
+//! Walk up the stored parents from `S` while each position's `last` names `c` on the pile
+//! where `c` lies in it: `S = X_0, P = X_1, ..., X_k = Q`, where `Q` is the first whose `last`
+//! does not name `c` there (the deal's `last` is `None`, so the walk ends). Each step moved
+//! `c` alone, with nothing after it, so every `X_j` is `Q` with `c` moved from its pile `A`
+//! in `Q` to another pile or cell. A left-out move `c: B -> C` from `S` therefore reaches `Q`
+//! with `c` moved from `A` to `C`: `Q` itself when `C = A` (or when `C` is another cell and
+//! `A` a cell: the key sorts the cells), else a move `Q` makes (the top of `C` is the same
+//! in `Q` and in `S`, since only `c` moved; `C = B` is not a move; a move into an empty pile
+//! is offered by `Q` into its first empty pile or, for a lone card, not at all as it gives
+//! `Q` back, both the same position up to pile order), or `c`'s foundation move from `Q`.
+//! The automatic moves after it start from the same position either way. `Q` is stored, and
+//! `Q`'s own `last` does not leave out `c` on `A`: so that position is stored.
+//! Now suppose a reachable position `T` were never stored, and take a line from the deal to
+//! `T` (by moves offered with `last = None`): the deal is stored; let `X -> Y` be the first
+//! step whose `X` is stored and `Y` is not. `X`'s stored twin (same key: equal up to pile
+//! order, so it offers the same moves up to pile order) was expanded, and either offered the
+//! move to `Y` (then `Y` was stored: a contradiction) or left it out by `no_repeat` (then `Y`
+//! was stored, by the argument above: a contradiction). So every reachable position was
+//! stored, and each stored one was expanded. The argument needs only that every stored
+//! position is expanded with the `last` it was stored with, in any order; so passing `last`
+//! is exact here, as in the depth-first search.
+//!
+//! # Positions without a table of them: parent links
+//! A stored position is kept as a record of 8 bytes, its parent's index and the move that
+//! led to it (the automatic moves after it are played again), in one array for every level;
+//! the keys live only in the class's set and in the pending sets. To expand a position the
+//! search walks from the position it expanded before: up to the last ancestor the two share,
+//! undoing, then down, playing each record's move and the automatic moves after it
+//! ([`Position::play`] and `autoplay` are functions of the position, so each replay rebuilds
+//! the position, pile for pile, that was there when the record was made). Positions are
+//! expanded in the order they were stored, so consecutive ones are mostly siblings or
+//! cousins and a walk is a few moves long. A win's line is the line walked to its parent,
+//! then the move and its automatic moves: the solver replays it through the checker
+//! ([`super::Solver::solve_with_progress`]), as every win.
+//!
+//! # Memory
+//! The bytes counted are those of the record array (allocated in chunks of
+//! [`CHUNK`] records, so it never copies itself to grow), the class's set and the pending
+//! sets and their records (a set of `n` keys holds `n * 8 / 7` slots rounded up to a power
+//! of two, `W * 8 + 1` bytes each). Before a set or a list grows, the bytes it is about to
+//! allocate are added: if that passes the budget, the search ends as `unknown` (memory).
+
+use super::search::autoplay;
+use super::{Limit, Limits, Progress};
+use crate::deal::Deal;
+use crate::moves::{moved_card, Move, MoveList};
+use crate::state::{Position, Pruning};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Records per chunk of the record array: 2^20 (8 MiB).
+pub const CHUNK: usize = 1 << 20;
+
+/// Positions expanded between two looks at the clock, the memory and the stop flag.
+const CHECK_EVERY: u64 = 1 << 12;
+
+/// Positions expanded between two progress reports.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// A stored position: its parent's index (its own for the deal) and the move from there.
+#[derive(Clone, Copy)]
+struct Rec {
+    parent: u32,
+    mv: Move,
+}
+
+const _: () = assert!(std::mem::size_of::<Rec>() == 8);
+
+/// How a layered search ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// A win: every single-card move from the deal, automatic ones included (not yet
+    /// replayed by the checker: the caller does that).
+    Won(Vec<Move>),
+    /// Every position reachable from the deal was expanded, and none is won.
+    Lost,
+    /// A budget ran out first (`None`: the stop flag was raised). Never a loss.
+    Unknown(Option<Limit>),
+}
+
+/// What a layered search found, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The verdict.
+    pub end: End,
+    /// Positions expanded.
+    pub expanded: u64,
+    /// Distinct positions stored (every level's, the pending ones included).
+    pub stored: u64,
+    /// Classes closed, each as (its level, its positions), in the order closed.
+    pub classes: Vec<(u16, u64)>,
+    /// Most bytes counted at once (see the module docs).
+    pub peak_bytes: usize,
+    /// Most cards on the foundations in a stored position.
+    pub best_home: u8,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl Report {
+    /// Positions in the largest class closed.
+    pub fn largest_class(&self) -> u64 {
+        self.classes.iter().map(|&(_, n)| n).max().unwrap_or(0)
+    }
+
+    /// Levels with a class closed.
+    pub fn levels(&self) -> usize {
+        let mut levels: Vec<u16> = self.classes.iter().map(|&(l, _)| l).collect();
+        levels.dedup();
+        levels.len()
+    }
+}
+
+/// Rules the layered search cannot decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayeredError {
+    /// With foundation return a card may leave its foundation, so a level could fall.
+    #[error("the layered search needs foundation return off (a card taken back from a foundation lowers the level)")]
+    FoundationReturn,
+}
+
+/// Whether the layered search applies to these rules (see [`LayeredError`]).
+pub fn applies(deal: &Deal) -> bool {
+    !deal.rules.options.foundation_return
+}
+
+/// Searches the positions reachable from `deal` level by level (see the module docs), within
+/// `limits` (the node budget counts positions expanded; the memory budget the bytes of the
+/// module docs), until a win, the end of the reachable positions, a budget, or `stop`.
+/// `progress` is called every 65,536 positions expanded.
+///
+/// # Errors
+/// [`LayeredError::FoundationReturn`] under foundation return.
+///
+/// # Panics
+/// If the deal is too large for the state key (as [`super::Solver::solve`]).
+pub fn search(
+    deal: &Deal,
+    prune: Pruning,
+    limits: Limits,
+    stop: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Report, LayeredError> {
+    if !applies(deal) {
+        return Err(LayeredError::FoundationReturn);
+    }
+    let bits = Position::new(deal).key_bits_bound();
+    Ok(if bits <= 192 {
+        Search::<3>::new(deal, prune, limits, stop).run(progress)
+    } else {
+        assert!(bits <= 256, "deal too large for the state key");
+        Search::<4>::new(deal, prune, limits, stop).run(progress)
+    })
+}
+
+/// A level not yet closed: the keys of its positions found so far and their records, in the
+/// order found.
+struct Pending<const W: usize> {
+    keys: ahash::HashSet<[u64; W]>,
+    recs: Vec<Rec>,
+}
+
+impl<const W: usize> Pending<W> {
+    fn new() -> Self {
+        Pending {
+            keys: Default::default(),
+            recs: Vec::new(),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        set_bytes::<W>(self.keys.capacity()) + self.recs.capacity() * std::mem::size_of::<Rec>()
+    }
+}
+
+/// The classes of one level found so far, in the order found: `list[k]` (taken when it is
+/// closed) holds class `class[k]`'s positions; `index` finds `k` from the class.
+struct Classes<const W: usize> {
+    list: Vec<Option<Pending<W>>>,
+    class: Vec<u64>,
+    index: ahash::HashMap<u64, usize>,
+}
+
+impl<const W: usize> Default for Classes<W> {
+    fn default() -> Self {
+        Classes {
+            list: Vec::new(),
+            class: Vec::new(),
+            index: Default::default(),
+        }
+    }
+}
+
+/// A position's class within its level: its foundation heights (in the position's canonical
+/// order, so equal positions have equal classes), one byte each. With the level (cards home
+/// plus cards dealt) they fix the cards dealt, so level and class name the class.
+#[inline]
+fn class_of(pos: &Position) -> u64 {
+    u64::from_le_bytes(pos.foundations())
+}
+
+/// Bytes of a hash set of `W`-word keys that can hold `cap` keys (see the module docs).
+fn set_bytes<const W: usize>(cap: usize) -> usize {
+    if cap == 0 {
+        return 0;
+    }
+    let slots = if cap < 8 {
+        cap + 1
+    } else {
+        (cap * 8 / 7).next_power_of_two()
+    };
+    slots * (W * 8 + 1)
+}
+
+/// Why the search loop stopped early.
+enum Halt {
+    Won(Vec<Move>),
+    Unknown(Option<Limit>),
+}
+
+struct Search<'a, const W: usize> {
+    deal: &'a Deal,
+    prune: Pruning,
+    limits: Limits,
+    deadline: Option<Instant>,
+    stop: Option<&'a AtomicBool>,
+    t0: Instant,
+    /// Every stored position, by index, in chunks of [`CHUNK`].
+    chunks: Vec<Vec<Rec>>,
+    len: usize,
+    /// The classes found and not yet closed, by level (index: level).
+    pending: Vec<Classes<W>>,
+    /// Bytes of the pending sets and their records (kept as they grow).
+    pending_bytes: usize,
+    /// The keys of the class being closed (only: see the module docs).
+    current: ahash::HashSet<[u64; W]>,
+    /// The class being closed (see [`class_of`]).
+    current_class: u64,
+    /// Where the walk stands: the position of the last node walked to, the line from the
+    /// deal, and the nodes of its chain from the deal with the line's length before each
+    /// node's edge.
+    pos: Position,
+    hist: Vec<Move>,
+    chain: Vec<(u32, u32)>,
+    /// Scratch for [`Search::walk`].
+    down: Vec<u32>,
+    /// Cards dealt from the stock at the deal, and in all (waste and stock).
+    seq: usize,
+    expanded: u64,
+    peak_bytes: usize,
+    best_home: u8,
+    classes: Vec<(u16, u64)>,
+}
+
+impl<'a, const W: usize> Search<'a, W> {
+    fn new(deal: &'a Deal, prune: Pruning, limits: Limits, stop: Option<&'a AtomicBool>) -> Self {
+        let t0 = Instant::now();
+        Search {
+            deal,
+            prune,
+            limits,
+            deadline: limits.deadline(t0),
+            stop,
+            t0,
+            chunks: Vec::new(),
+            len: 0,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            current: Default::default(),
+            current_class: 0,
+            pos: Position::new(deal),
+            hist: Vec::new(),
+            chain: Vec::new(),
+            down: Vec::new(),
+            seq: deal.stock.len() + deal.waste.len(),
+            expanded: 0,
+            peak_bytes: 0,
+            best_home: 0,
+            classes: Vec::new(),
+        }
+    }
+
+    /// The level of a position (see the module docs).
+    #[inline]
+    fn level(&self, pos: &Position) -> usize {
+        usize::from(pos.home()) + self.seq - pos.stock().len()
+    }
+
+    fn rec(&self, i: u32) -> Rec {
+        let i = i as usize;
+        self.chunks[i / CHUNK][i % CHUNK]
+    }
+
+    /// Bytes in use (see the module docs).
+    fn bytes(&self) -> usize {
+        self.chunks.len() * CHUNK * std::mem::size_of::<Rec>()
+            + set_bytes::<W>(self.current.capacity())
+            + self.pending_bytes
+    }
+
+    /// True when `extra` more bytes fit the budget (then notes the peak: the caller allocates
+    /// them).
+    fn room(&mut self, extra: usize) -> bool {
+        let b = self.bytes() + extra;
+        let fits = b <= self.limits.memory_bytes;
+        if fits {
+            self.peak_bytes = self.peak_bytes.max(b);
+        }
+        fits
+    }
+
+    /// Appends a record; `Err` when the memory budget or the index space runs out.
+    fn push(&mut self, r: Rec) -> Result<u32, Halt> {
+        if self.len >= u32::MAX as usize {
+            return Err(Halt::Unknown(Some(Limit::Memory)));
+        }
+        if self.len % CHUNK == 0 {
+            if !self.room(CHUNK * std::mem::size_of::<Rec>()) {
+                return Err(Halt::Unknown(Some(Limit::Memory)));
+            }
+            self.chunks.push(Vec::with_capacity(CHUNK));
+        }
+        self.chunks[self.len / CHUNK].push(r);
+        self.len += 1;
+        Ok((self.len - 1) as u32)
+    }
+
+    /// Walks the position to node `i` (see the module docs) and returns its `last`.
+    fn walk(&mut self, i: u32) -> Option<(crate::card::Card, u8)> {
+        let mut down = std::mem::take(&mut self.down);
+        down.clear();
+        // A parent is stored before its children, so the chain's indices rise from the deal
+        // (index 0) and `i`'s ancestors fall: one merge finds the last one they share.
+        let mut j = i;
+        let mut keep = self.chain.len();
+        loop {
+            while self.chain[keep - 1].0 > j {
+                keep -= 1;
+            }
+            if self.chain[keep - 1].0 == j {
+                break;
+            }
+            down.push(j);
+            j = self.rec(j).parent;
+        }
+        while self.chain.len() > keep {
+            let (_, h) = self.chain.pop().expect("chain longer than keep");
+            while self.hist.len() > h as usize {
+                let m = self.hist.pop().expect("line longer than h");
+                self.pos.undo(m);
+            }
+        }
+        for &j in down.iter().rev() {
+            let h = self.hist.len();
+            let m = self.rec(j).mv;
+            self.pos.play(m, &mut self.hist);
+            autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+            self.chain.push((j, h as u32));
+        }
+        self.down = down;
+        let &(node, h) = self.chain.last().expect("the deal is on the chain");
+        debug_assert_eq!(node, i);
+        if node == 0 {
+            return None;
+        }
+        moved_card(self.rec(node).mv, self.hist.len() - h as usize)
+    }
+
+    fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Report {
+        let end = match self.levels_loop(progress) {
+            Ok(()) => End::Lost,
+            Err(Halt::Won(line)) => End::Won(line),
+            Err(Halt::Unknown(l)) => End::Unknown(l),
+        };
+        let stored = self.len as u64
+            + self
+                .pending
+                .iter()
+                .flat_map(|c| c.list.iter().flatten())
+                .map(|p| p.recs.len() as u64)
+                .sum::<u64>();
+        self.peak_bytes = self.peak_bytes.max(self.bytes());
+        Report {
+            end,
+            expanded: self.expanded,
+            stored,
+            classes: self.classes,
+            peak_bytes: self.peak_bytes,
+            best_home: self.best_home,
+            seconds: self.t0.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// The deal, then each level in turn.
+    fn levels_loop(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<(), Halt> {
+        autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+        if self.pos.is_won() {
+            return Err(Halt::Won(self.hist.clone()));
+        }
+        self.best_home = self.pos.home();
+        let first = self.level(&self.pos);
+        // Levels run up to every card home with the stock dealt.
+        let top = self.deal.rules.cards() + self.seq + 1;
+        self.pending = (0..top).map(|_| Classes::default()).collect();
+        self.push(Rec {
+            parent: 0,
+            mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
+        })?;
+        self.chain.push((0, 0));
+        self.current
+            .insert(self.pos.key::<W>().expect("key width from the bound"));
+        self.current_class = class_of(&self.pos);
+        self.close(first, 0, progress)?;
+        self.classes.push((first as u16, self.len as u64));
+        // No other class of the deal's level is reachable: nothing enters a level's classes
+        // but moves from lower levels. Then each level, class by class, in the order found.
+        for level in first + 1..top {
+            let mut k = 0;
+            // Closing a class only adds to higher levels: this level's list is fixed now.
+            while k < self.pending[level].list.len() {
+                let p = self.pending[level].list[k]
+                    .take()
+                    .expect("each class taken once");
+                self.pending_bytes -= p.bytes();
+                self.current_class = self.pending[level].class[k];
+                let start = self.len;
+                for &r in &p.recs {
+                    self.push(r)?;
+                }
+                self.current = p.keys;
+                self.close(level, start, progress)?;
+                self.classes.push((level as u16, (self.len - start) as u64));
+                self.current = Default::default();
+                k += 1;
+            }
+            self.pending[level] = Classes::default();
+        }
+        Ok(())
+    }
+
+    /// Closes `level`, whose positions start at index `start`.
+    fn close(
+        &mut self,
+        level: usize,
+        start: usize,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<(), Halt> {
+        let mut list = MoveList::default();
+        let mut i = start;
+        while i < self.len {
+            if self.limits.max_nodes.is_some_and(|n| self.expanded >= n) {
+                return Err(Halt::Unknown(Some(Limit::Nodes)));
+            }
+            if self.expanded % CHECK_EVERY == 0 {
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Err(Halt::Unknown(Some(Limit::Seconds)));
+                }
+                if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    return Err(Halt::Unknown(None));
+                }
+                if !self.room(0) {
+                    return Err(Halt::Unknown(Some(Limit::Memory)));
+                }
+            }
+            if self.expanded % PROGRESS_EVERY == 0 && self.expanded > 0 {
+                progress(&Progress {
+                    nodes: self.expanded,
+                    states: self.len as u64,
+                    seconds: self.t0.elapsed().as_secs_f64(),
+                });
+            }
+            let last = self.walk(i as u32);
+            self.expanded += 1;
+            self.pos.generate(self.prune, 0, last, &mut list);
+            for m in list.iter() {
+                let h = self.hist.len();
+                self.pos.play(m, &mut self.hist);
+                autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+                if self.pos.is_won() {
+                    return Err(Halt::Won(self.hist.clone()));
+                }
+                let to = self.level(&self.pos);
+                let class = class_of(&self.pos);
+                // A move that keeps the level moved no card home and dealt none: the class
+                // (the foundations, and the cards dealt, which the level then fixes) stays.
+                // Checked, not assumed: a position filed under a closed class would be lost
+                // to the search, and a `Lost` could then be wrong.
+                assert!(
+                    to > level || (to == level && class == self.current_class),
+                    "a move left its class for a lower or parallel one"
+                );
+                let key = self.pos.key::<W>().expect("key width from the bound");
+                let rec = Rec {
+                    parent: i as u32,
+                    mv: m,
+                };
+                let home = self.pos.home();
+                while self.hist.len() > h {
+                    let u = self.hist.pop().expect("line longer than h");
+                    self.pos.undo(u);
+                }
+                self.best_home = self.best_home.max(home);
+                if to == level {
+                    // A full set grows on its next insertion: its bytes are asked for first
+                    // (then a key already there costs one probe more, rarely).
+                    if self.current.len() == self.current.capacity()
+                        && !self.current.contains(&key)
+                        && !self.room(set_bytes::<W>(self.current.capacity() + 1))
+                    {
+                        return Err(Halt::Unknown(Some(Limit::Memory)));
+                    }
+                    if self.current.insert(key) {
+                        self.push(rec)?;
+                    }
+                } else {
+                    self.offer(to, class, key, rec)?;
+                }
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Adds a position of a higher level to its class's pending set, unless it is there
+    /// already.
+    fn offer(&mut self, to: usize, class: u64, key: [u64; W], rec: Rec) -> Result<(), Halt> {
+        let classes = &mut self.pending[to];
+        let k = *classes.index.entry(class).or_insert_with(|| {
+            classes.list.push(Some(Pending::new()));
+            classes.class.push(class);
+            classes.list.len() - 1
+        });
+        let p = classes.list[k].as_mut().expect("a pending class");
+        let (kl, kc) = (p.keys.len(), p.keys.capacity());
+        let (rl, rc) = (p.recs.len(), p.recs.capacity());
+        if kl < kc && rl < rc {
+            // Nothing grows: one probe.
+            if p.keys.insert(key) {
+                p.recs.push(rec);
+            }
+            return Ok(());
+        }
+        if p.keys.contains(&key) {
+            return Ok(());
+        }
+        let grow = if kl == kc { set_bytes::<W>(kc + 1) } else { 0 }
+            + if rl == rc {
+                rc.max(4) * std::mem::size_of::<Rec>()
+            } else {
+                0
+            };
+        if !self.room(grow) {
+            return Err(Halt::Unknown(Some(Limit::Memory)));
+        }
+        let p = self.pending[to].list[k].as_mut().expect("a pending class");
+        let before = p.bytes();
+        p.keys.insert(key);
+        p.recs.push(rec);
+        self.pending_bytes += p.bytes() - before;
+        Ok(())
+    }
+}

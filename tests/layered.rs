@@ -1,0 +1,313 @@
+//! The layered search (`castle::solver::layered`, `--layered`) against the usual exact search:
+//! on small deals of every variant (foundation return off) the two must agree wherever both
+//! decide, every layered win must replay on the checker's board, and on a lost deal the
+//! layered search must store exactly the positions the plain depth-first search enters (both
+//! hold every reachable position once, under the same exact keys). Under foundation return the
+//! layered search refuses, and `--layered` falls back to the usual schedule.
+//!
+//! The small deals: beleaguered-castle, streets-and-alleys and citadel from a high start rank
+//! (few cards out), and for fortress, castile and courtyard, positions late in a win the usual
+//! search found (the checker's board turned back into a deal), some of them after a few
+//! random legal moves, which lose some.
+
+mod common;
+
+use castle::check::{check_win, replay, steps_of};
+use castle::solver::layered::{self, End, LayeredError};
+use castle::{Deal, Limits, Pruning, Solver, Variant, Verdict};
+use common::solve_checked;
+use rand::{Rng, SeedableRng};
+
+/// The usual search, within `nodes` (its wins replayed by the checker).
+fn exact(deal: &Deal, nodes: u64) -> castle::Outcome {
+    let solver = Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            ..Limits::default()
+        },
+        ..Solver::default()
+    };
+    solve_checked(&solver, deal)
+}
+
+/// The layered search through the solver, within `nodes` and `memory` bytes (its wins
+/// replayed by the checker here too).
+fn layered_solve(deal: &Deal, nodes: u64, memory: usize) -> castle::Outcome {
+    let solver = Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            memory_bytes: memory,
+            ..Limits::default()
+        },
+        layered: true,
+        ..Solver::default()
+    };
+    solve_checked(&solver, deal)
+}
+
+/// The layered search alone, its raw line replayed.
+fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
+    let limits = Limits {
+        max_nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let r = layered::search(deal, Pruning::default(), limits, None, &mut |_| {}).unwrap();
+    if let End::Won(line) = &r.end {
+        check_win(deal, &steps_of(line)).unwrap_or_else(|e| {
+            panic!(
+                "{} {:?}: the layered line does not replay: {e}",
+                deal.rules.variant, deal.seed
+            )
+        });
+    }
+    r
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    won: usize,
+    lost: usize,
+    unknown: usize,
+}
+
+/// Compares the two searches on `deal`; counts what the layered search decided.
+fn compare(deal: &Deal, what: &str, tally: &mut Tally) {
+    let e = exact(deal, 100_000);
+    let l = layered_solve(deal, 50_000, 256 << 20);
+    match l.verdict {
+        Verdict::Solvable => tally.won += 1,
+        Verdict::Unsolvable => tally.lost += 1,
+        Verdict::Unknown => tally.unknown += 1,
+    }
+    if l.verdict != Verdict::Unknown {
+        assert_eq!(l.phase.map(|p| p.name()), Some("layered"), "{what}");
+    }
+    if e.verdict != Verdict::Unknown && l.verdict != Verdict::Unknown {
+        assert_eq!(e.verdict, l.verdict, "{what}: the two searches disagree");
+    }
+}
+
+/// Beleaguered-castle, streets-and-alleys and citadel from high start ranks, single and
+/// unlimited sequence moves.
+#[test]
+fn the_layered_verdict_is_the_exact_one_on_high_start_ranks() {
+    let mut tally = Tally::default();
+    for v in [
+        Variant::BeleagueredCastle,
+        Variant::StreetsAndAlleys,
+        Variant::Citadel,
+    ] {
+        for seq in [
+            castle::rules::SequenceMoves::Single,
+            castle::rules::SequenceMoves::Unlimited,
+        ] {
+            for start in [1, 8, 10] {
+                let rules = v
+                    .rules()
+                    .with_start_rank(start)
+                    .unwrap()
+                    .with_sequence_moves(seq);
+                for seed in 1..=12 {
+                    let deal = Deal::from_seed(rules, seed);
+                    compare(
+                        &deal,
+                        &format!("{v:?} {seq:?} rank {start} seed {seed}"),
+                        &mut tally,
+                    );
+                }
+            }
+        }
+    }
+    assert!(tally.won >= 100 && tally.lost >= 20, "{tally:?}");
+}
+
+/// A position `left` single moves before the end of the win `steps`, then `random` random
+/// legal moves (the checker's), as a deal.
+fn late_position(
+    deal: &Deal,
+    steps: &[castle::check::Step],
+    left: usize,
+    random: usize,
+    rng: &mut impl Rng,
+) -> Deal {
+    let keep = steps.len().saturating_sub(left);
+    let mut board = replay(deal, &steps[..keep]).unwrap();
+    for _ in 0..random {
+        let legal = board.legal_steps();
+        if legal.is_empty() {
+            break;
+        }
+        // Deals from the stock first, half the time: burying cards in the waste loses.
+        let deal_out = legal.iter().position(|s| s.from == "s" && s.to == "w");
+        let step = match deal_out {
+            Some(k) if rng.gen_bool(0.5) => k,
+            _ => rng.gen_range(0..legal.len()),
+        };
+        board.play(&legal[step]).unwrap();
+    }
+    // A deal is a position with no fill pending (an empty pile with cards in the waste or
+    // the stock): the fill is the only legal step then.
+    while board.pending_fill().is_some() {
+        let fill = board.legal_steps().swap_remove(0);
+        board.play(&fill).unwrap();
+    }
+    board.to_deal()
+}
+
+/// Fortress, castile, courtyard and beleaguered-castle: late positions of wins, some after
+/// random moves.
+#[test]
+fn the_layered_verdict_is_the_exact_one_late_in_games() {
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(27);
+    let mut tally = Tally::default();
+    for (v, left) in [
+        (Variant::Fortress, 36),
+        (Variant::Castile, 36),
+        (Variant::Courtyard, 90),
+        (Variant::BeleagueredCastle, 40),
+    ] {
+        for seed in 1..=12 {
+            let deal = Deal::from_seed(v.rules(), seed);
+            let win = exact(&deal, 1_000_000);
+            if win.verdict != Verdict::Solvable {
+                // The deal itself (fortress's are mostly lost).
+                compare(&deal, &format!("{v:?} seed {seed}"), &mut tally);
+                continue;
+            }
+            let steps = steps_of(&win.moves);
+            for random in [0, 4, 30] {
+                let late = late_position(&deal, &steps, left, random, &mut rng);
+                late.validate().unwrap();
+                compare(&late, &format!("{v:?} seed {seed} +{random}"), &mut tally);
+            }
+        }
+    }
+    assert!(tally.won >= 30 && tally.lost >= 15, "{tally:?}");
+}
+
+/// On lost deals the layered search stores exactly the positions the plain depth-first
+/// search enters: each holds every position reachable from the deal, once.
+#[test]
+fn the_layered_search_stores_every_reachable_position_once() {
+    let plain = Solver {
+        restarts: false,
+        quick: false,
+        best_first: false,
+        probes: None,
+        quotient: false,
+        ..Solver::default()
+    };
+    let mut lost = 0;
+    for seed in 1..=60 {
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
+        let e = solve_checked(
+            &Solver {
+                limits: Limits {
+                    max_nodes: Some(300_000),
+                    ..Limits::default()
+                },
+                ..plain
+            },
+            &deal,
+        );
+        if e.verdict != Verdict::Unsolvable {
+            continue;
+        }
+        let r = layered_raw(&deal, 10_000_000);
+        assert_eq!(r.end, End::Lost, "seed {seed}");
+        assert_eq!(r.stored, e.states, "seed {seed}: positions stored");
+        assert_eq!(r.expanded, r.stored, "seed {seed}: each expanded once");
+        assert_eq!(
+            r.classes.iter().map(|&(_, n)| n).sum::<u64>(),
+            r.stored,
+            "seed {seed}: the classes hold them all"
+        );
+        lost += 1;
+    }
+    assert!(lost >= 15, "only {lost} lost deals");
+}
+
+/// Budgets end the layered search as unknown, never as lost: a node budget, a memory budget
+/// too small for its first chunk, and a raised stop flag.
+#[test]
+fn budgets_end_the_layered_search_as_unknown() {
+    use castle::Limit;
+    let deal = Deal::from_seed(Variant::Courtyard.rules(), 98);
+    let r = layered_raw(&deal, 1000);
+    assert_eq!(r.end, End::Unknown(Some(Limit::Nodes)));
+    assert_eq!(r.expanded, 1000);
+    let out = layered_solve(&deal, 1000, 1 << 20);
+    assert_eq!(
+        (out.verdict, out.limit),
+        (Verdict::Unknown, Some(Limit::Memory))
+    );
+    let out = layered_solve(&deal, 2_000_000, 12 << 20);
+    assert_eq!(
+        (out.verdict, out.limit),
+        (Verdict::Unknown, Some(Limit::Memory))
+    );
+    assert!(out.peak_table_bytes <= 12 << 20, "{}", out.peak_table_bytes);
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let r = layered::search(
+        &deal,
+        Pruning::default(),
+        Limits::default(),
+        Some(&stop),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(r.end, End::Unknown(None));
+}
+
+/// Under foundation return a card may leave its foundation: the layered search refuses, and
+/// the solver runs its usual schedule instead (same verdict, not the layered phase).
+#[test]
+fn foundation_return_falls_back_to_the_usual_search() {
+    let rules = Variant::BeleagueredCastle
+        .rules()
+        .with_foundation_return(true)
+        .with_start_rank(9)
+        .unwrap();
+    let mut decided = 0;
+    for seed in 1..=10 {
+        let deal = Deal::from_seed(rules, seed);
+        assert_eq!(
+            layered::search(
+                &deal,
+                Pruning::default(),
+                Limits::default(),
+                None,
+                &mut |_| {}
+            )
+            .unwrap_err(),
+            LayeredError::FoundationReturn
+        );
+        let e = exact(&deal, 200_000);
+        let l = layered_solve(&deal, 200_000, 256 << 20);
+        assert_eq!(e.verdict, l.verdict, "seed {seed}");
+        assert_ne!(l.phase.map(|p| p.name()), Some("layered"), "seed {seed}");
+        decided += usize::from(e.verdict != Verdict::Unknown);
+    }
+    assert!(decided >= 5);
+}
+
+/// `castle solve --layered` reports the layered phase, and its win replays (`castle verify`).
+#[test]
+fn solve_layered_on_the_command_line() {
+    let out = common::run_ok(&[
+        "solve",
+        "-v",
+        "bc",
+        "--start-rank",
+        "9",
+        "-s",
+        "3",
+        "--layered",
+        "-q",
+        "-f",
+        "json",
+    ]);
+    assert!(out.contains("\"phase\":\"layered\""), "{out}");
+    let report = common::temp_file(&out);
+    common::run_ok(&["verify", report.path().to_str().unwrap()]);
+}
