@@ -198,11 +198,9 @@ pub fn search(
     if !applies(deal) {
         return Err(LayeredError::FoundationReturn);
     }
-    let bits = Position::new(deal).key_bits_bound();
-    Ok(if bits <= 192 {
+    Ok(if Position::new(deal).key_words() == 3 {
         Search::<3>::new(deal, prune, limits, stop).run(progress)
     } else {
-        assert!(bits <= 256, "deal too large for the state key");
         Search::<4>::new(deal, prune, limits, stop).run(progress)
     })
 }
