@@ -15,20 +15,8 @@ mod common;
 use castle::check::{check_win, replay, steps_of};
 use castle::solver::layered::{self, End, LayeredError};
 use castle::{Deal, Limits, Pruning, Solver, Variant, Verdict};
-use common::solve_checked;
+use common::{exact, solve_checked};
 use rand::{Rng, SeedableRng};
-
-/// The usual search, within `nodes` (its wins replayed by the checker).
-fn exact(deal: &Deal, nodes: u64) -> castle::Outcome {
-    let solver = Solver {
-        limits: Limits {
-            max_nodes: Some(nodes),
-            ..Limits::default()
-        },
-        ..Solver::default()
-    };
-    solve_checked(&solver, deal)
-}
 
 /// The layered search through the solver, within `nodes` and `memory` bytes (its wins
 /// replayed by the checker here too).

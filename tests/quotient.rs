@@ -11,21 +11,8 @@ use castle::solver::quotient::{
     search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
 };
 use castle::{Deal, Limits, Solver, Variant, Verdict};
-use common::{cards, f8, solve_checked};
+use common::{cards, exact, f8, solve_checked};
 use std::sync::atomic::AtomicBool;
-
-/// The exact search's verdict, within `nodes`; a win is replayed by the checker. (One line
-/// to adapt if `solve` returns a `Result`.)
-fn exact(deal: &Deal, nodes: u64) -> castle::Outcome {
-    let solver = Solver {
-        limits: Limits {
-            max_nodes: Some(nodes),
-            ..Limits::default()
-        },
-        ..Solver::default()
-    };
-    solve_checked(&solver, deal)
-}
 
 /// The exact search as a plain exhaustive attempt (no quick phase, restarts, probes or
 /// best-first phase), so that an `unsolvable` counts every reachable position once.

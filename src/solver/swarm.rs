@@ -88,6 +88,8 @@ pub(super) struct Swarm<const W: usize> {
     /// The search whose turn it is, and what it has left of its quantum.
     turn: usize,
     left: u64,
+    /// Searches not yet out of moves.
+    live: usize,
     list: MoveList,
     /// The win found.
     pub(super) win: Option<Vec<Move>>,
@@ -119,6 +121,7 @@ impl<const W: usize> Swarm<W> {
             seen: Default::default(),
             turn: 0,
             left: QUANTUM,
+            live: 0,
             list: MoveList::default(),
             win: None,
             expanded: 0,
@@ -180,10 +183,11 @@ impl<const W: usize> Swarm<W> {
                     dead: !left_out,
                 });
             }
+            self.live = self.searchers.len();
         }
         let end = self.expanded.saturating_add(budget);
         while self.expanded < end {
-            if self.searchers.iter().all(|s| s.done) {
+            if self.live == 0 {
                 return Stop::Exhausted;
             }
             if self.expanded & 0xFFF == 0 {
@@ -214,6 +218,7 @@ impl<const W: usize> Swarm<W> {
         loop {
             let Some(f) = s.frames.last_mut() else {
                 s.done = true;
+                self.live -= 1;
                 return false;
             };
             if f.next == f.end {

@@ -8,7 +8,7 @@
 
 use castle::check::Board;
 use castle::check::{check_win, steps_of};
-use castle::{Card, Deal, Outcome, Solver, Suit, Verdict};
+use castle::{Card, Deal, Limits, Outcome, Solver, Suit, Verdict};
 use std::collections::{HashSet, VecDeque};
 
 /// Canonical form for the slow solver: non-empty piles sorted, plus foundation heights.
@@ -173,6 +173,18 @@ pub fn solve_checked(solver: &Solver, deal: &Deal) -> Outcome {
         }
     }
     out
+}
+
+/// The default solver's outcome within `nodes` (its wins replayed, as [`solve_checked`]).
+pub fn exact(deal: &Deal, nodes: u64) -> Outcome {
+    let solver = Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            ..Limits::default()
+        },
+        ..Solver::default()
+    };
+    solve_checked(&solver, deal)
 }
 
 /// The verdict a slow solver's answer (a shortest win's length, or none) stands for.
