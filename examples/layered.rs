@@ -4,7 +4,9 @@
 //! `cargo run --release --example layered -- VARIANT FIRST LAST SECONDS MEMORY_MIB` (deals
 //! by castle's numbering), or `... -- FILE SECONDS MEMORY_MIB` for a deal file (its variant
 //! read from the file, beleaguered-castle if it names none). One line per deal; a final line
-//! sums them. `LAYERED_LEVELS=1` also prints each deal's classes (level:positions).
+//! sums them. `LAYERED_LEVELS=1` also prints each deal's classes (level:positions);
+//! `LAYERED_SPILL=DIR` spills under DIR what outgrows the budget (then the columns add the
+//! classes on disk, peak disk MiB and GiB written).
 
 use castle::solver::layered::{self, End};
 use castle::{Deal, Limits, Pruning, Variant};
@@ -31,7 +33,8 @@ fn main() {
             .collect();
     }
     let show_levels = std::env::var_os("LAYERED_LEVELS").is_some();
-    println!("deal\tverdict\texpanded\tstored\tlevels\tclasses\tlargest\tlargest%\tpeak_MiB\tseconds\tkpos/s");
+    let spill = std::env::var_os("LAYERED_SPILL").map(std::path::PathBuf::from);
+    println!("deal\tverdict\texpanded\tstored\tlevels\tclasses\tlargest\tlargest%\tpeak_MiB\tseconds\tkpos/s\ton_disk\tdisk_MiB\twritten_GiB");
     let (mut won, mut lost, mut unknown) = (0, 0, 0);
     for (name, deal) in deals {
         let limits = Limits {
@@ -39,8 +42,15 @@ fn main() {
             max_seconds: Some(seconds),
             memory_bytes: mib << 20,
         };
-        let r = layered::search(&deal, Pruning::default(), limits, None, &mut |_| {})
-            .expect("foundation return off");
+        let r = layered::search(
+            &deal,
+            Pruning::default(),
+            limits,
+            spill.as_deref(),
+            None,
+            &mut |_| {},
+        )
+        .expect("foundation return off, a usable spill directory");
         let verdict = match &r.end {
             End::Won(line) => {
                 castle::check::check_win(&deal, &castle::check::steps_of(line))
@@ -59,7 +69,7 @@ fn main() {
         };
         let largest = r.largest_class();
         println!(
-            "{name}\t{verdict}\t{}\t{}\t{}\t{}\t{largest}\t{:.1}\t{:.0}\t{:.1}\t{:.0}",
+            "{name}\t{verdict}\t{}\t{}\t{}\t{}\t{largest}\t{:.1}\t{:.0}\t{:.1}\t{:.0}\t{}\t{:.0}\t{:.2}",
             r.expanded,
             r.stored,
             r.levels(),
@@ -68,6 +78,9 @@ fn main() {
             r.peak_bytes as f64 / (1 << 20) as f64,
             r.seconds,
             r.expanded as f64 / r.seconds / 1000.0,
+            r.classes_on_disk,
+            r.peak_disk_bytes as f64 / (1 << 20) as f64,
+            r.disk_written as f64 / (1u64 << 30) as f64,
         );
         if show_levels {
             let classes: Vec<String> = r.classes.iter().map(|(l, n)| format!("{l}:{n}")).collect();

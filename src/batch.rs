@@ -452,7 +452,7 @@ pub fn run(
     sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
 ) -> Result<Ended, Error> {
     let threads = threads.max(1);
-    let mut per = solver;
+    let mut per = solver.clone();
     per.limits.memory_bytes = (solver.limits.memory_bytes / threads).max(1 << 20);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -701,7 +701,7 @@ impl Batch {
             o.numbering,
             o.seeds,
             &self.done,
-            o.solver,
+            o.solver.clone(),
             o.threads,
             interrupt,
             &mut |row, deal, outcome| {

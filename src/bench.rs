@@ -98,7 +98,7 @@ pub struct SetResult {
 /// [`SolveError`](crate::solver::SolveError)).
 pub fn run_set(set: &DealSet, solver: &Solver) -> Result<SetResult, Error> {
     let mut r = SetResult::default();
-    let mut solver = *solver;
+    let mut solver = solver.clone();
     if solver.limits.max_seconds.is_none() {
         solver.limits.max_seconds = set.max_seconds;
     }
@@ -168,7 +168,7 @@ pub fn run_set_with_peer(
     timeout: std::time::Duration,
     max_memory: u64,
 ) -> Result<Vec<PeerPair>, Error> {
-    let mut solver = *solver;
+    let mut solver = solver.clone();
     if solver.limits.max_seconds.is_none() {
         solver.limits.max_seconds = set.max_seconds;
     }
@@ -269,13 +269,13 @@ pub fn sets(
         "path MiB"
     )?;
     for set in chosen {
-        let mut rows = vec![("", *solver)];
+        let mut rows = vec![("", solver.clone())];
         if baseline {
             rows.push((
                 " (no reductions)",
                 Solver {
                     pruning: Pruning::NONE,
-                    ..*solver
+                    ..solver.clone()
                 },
             ));
         }
@@ -656,7 +656,7 @@ pub fn deals(
         for &t in runs {
             let s = Solver {
                 threads: t,
-                ..*solver
+                ..solver.clone()
             };
             reset_peak_rss();
             let o: Outcome = s.solve(&deal)?;

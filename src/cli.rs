@@ -469,6 +469,12 @@ pub struct BudgetArgs {
     /// foundation return off (with it the usual schedule runs).
     #[arg(long)]
     pub layered: bool,
+    /// With the layered search (this flag turns it on): when its positions outgrow --memory,
+    /// go on on disk under DIR (a directory of its own is made there and removed at the end):
+    /// the classes waiting their turn first, then the class being searched, whose duplicates
+    /// are then found one partition at a time. A full disk ends the solve as unknown.
+    #[arg(long, value_name = "DIR")]
+    pub spill: Option<std::path::PathBuf>,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
     #[arg(long, help_heading = TUNING, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
@@ -776,12 +782,27 @@ impl BudgetArgs {
             members: self.portfolio,
             probes: (!self.no_probes).then_some(self.probe_nodes),
             quotient: !self.no_quotient,
-            layered: self.layered,
+            layered: self.layered || self.spill.is_some(),
+            spill: match &self.spill {
+                Some(dir) => Some(spill_dir(dir)?),
+                None => None,
+            },
             threads: 1,
             short: self.short.then_some(self.short_nodes),
             ..Solver::default()
         })
     }
+}
+
+/// `--spill DIR`: the directory, made if missing; an error names it when it cannot be made
+/// or written.
+fn spill_dir(dir: &std::path::Path) -> Result<std::sync::Arc<std::path::Path>, InputError> {
+    let fail = |e: std::io::Error| input(format!("--spill {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let probe = dir.join(format!(".castle-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(std::sync::Arc::from(dir))
 }
 
 /// `--portfolio`: member names.

@@ -59,13 +59,13 @@ impl Move {
 
     /// The move as one word (for [`MoveList`]'s storage).
     #[inline]
-    const fn to_bits(self) -> u32 {
+    pub(crate) const fn to_bits(self) -> u32 {
         u32::from_le_bytes([self.card.code(), self.from, self.to, self.count])
     }
 
     /// The move [`Move::to_bits`] packed.
     #[inline]
-    const fn from_bits(bits: u32) -> Move {
+    pub(crate) const fn from_bits(bits: u32) -> Move {
         let [card, from, to, count] = bits.to_le_bytes();
         Move {
             card: Card::from_code_unchecked(card),

@@ -209,6 +209,13 @@ pub fn write_solve(
                     "the current line outgrew the memory budget (raise --memory, now {} MiB)",
                     l.memory_bytes >> 20
                 ),
+                Some(Limit::Disk) => format!(
+                    "the spill directory failed ({})",
+                    r.disk
+                        .as_ref()
+                        .and_then(|d| d.error.as_deref())
+                        .unwrap_or("no message")
+                ),
                 None => "no reason recorded".to_string(),
             };
             writeln!(out, "unknown: {why}; this is not a proof either way")?;

@@ -39,7 +39,7 @@ fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
         max_nodes: Some(nodes),
         ..Limits::default()
     };
-    let r = layered::search(deal, Pruning::default(), limits, None, &mut |_| {}).unwrap();
+    let r = layered::search(deal, Pruning::default(), limits, None, None, &mut |_| {}).unwrap();
     if let End::Won(line) = &r.end {
         check_win(deal, &steps_of(line)).unwrap_or_else(|e| {
             panic!(
@@ -194,7 +194,7 @@ fn the_layered_search_stores_every_reachable_position_once() {
                     max_nodes: Some(300_000),
                     ..Limits::default()
                 },
-                ..plain
+                ..plain.clone()
             },
             &deal,
         );
@@ -216,7 +216,8 @@ fn the_layered_search_stores_every_reachable_position_once() {
 }
 
 /// Budgets end the layered search as unknown, never as lost: a node budget, a memory budget
-/// too small for its first chunk, and a raised stop flag.
+/// too small for its first chunk of records, one too small for its classes, and a raised
+/// stop flag.
 #[test]
 fn budgets_end_the_layered_search_as_unknown() {
     use castle::Limit;
@@ -224,7 +225,7 @@ fn budgets_end_the_layered_search_as_unknown() {
     let r = layered_raw(&deal, 1000);
     assert_eq!(r.end, End::Unknown(Some(Limit::Nodes)));
     assert_eq!(r.expanded, 1000);
-    let out = layered_solve(&deal, 1000, 1 << 20);
+    let out = layered_solve(&deal, 1000, 256 << 10);
     assert_eq!(
         (out.verdict, out.limit),
         (Verdict::Unknown, Some(Limit::Memory))
@@ -240,6 +241,7 @@ fn budgets_end_the_layered_search_as_unknown() {
         &deal,
         Pruning::default(),
         Limits::default(),
+        None,
         Some(&stop),
         &mut |_| {},
     )
@@ -264,6 +266,7 @@ fn foundation_return_falls_back_to_the_usual_search() {
                 &deal,
                 Pruning::default(),
                 Limits::default(),
+                None,
                 None,
                 &mut |_| {}
             )
@@ -298,4 +301,125 @@ fn solve_layered_on_the_command_line() {
     assert!(out.contains("\"phase\":\"layered\""), "{out}");
     let report = common::temp_file(&out);
     common::run_ok(&["verify", report.path().to_str().unwrap()]);
+}
+
+/// The layered search within `memory` bytes, spilling under a temporary directory when
+/// `spill`, its raw line replayed.
+fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered::Report {
+    let limits = Limits {
+        max_nodes: Some(nodes),
+        memory_bytes: memory,
+        ..Limits::default()
+    };
+    let dir = std::env::temp_dir().join("castle-test-spill");
+    let r = layered::search(
+        deal,
+        Pruning::default(),
+        limits,
+        spill.then_some(dir.as_path()),
+        None,
+        &mut |_| {},
+    )
+    .unwrap();
+    if let End::Won(line) = &r.end {
+        check_win(deal, &steps_of(line)).unwrap_or_else(|e| panic!("a spilled line: {e}"));
+    }
+    r
+}
+
+/// `--spill`: under a memory budget too small for them, the pending classes and then the
+/// class being closed go to disk, and nothing else changes. The disk keeps the records'
+/// order (each layer's new positions in the order generated, as the in-memory queue stores
+/// them), so on every deal the spilled search must end exactly as the one in memory: the
+/// same win line, or the same classes with the same positions, expanded the same number
+/// of times, within a third of the bytes besides the records. The deals: beleaguered-castle deals the plain
+/// depth-first search proves lost within 300,000 positions, and high-start-rank deals of
+/// three games (won and lost); at least a few must really go to disk.
+#[test]
+fn spilling_to_disk_changes_no_line_and_no_count() {
+    let plain = Solver {
+        limits: Limits {
+            max_nodes: Some(300_000),
+            ..Limits::default()
+        },
+        restarts: false,
+        quick: false,
+        best_first: false,
+        probes: None,
+        quotient: false,
+        ..Solver::default()
+    };
+    let mut deals = Vec::new();
+    for seed in 1..=40 {
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
+        if solve_checked(&plain, &deal).verdict == Verdict::Unsolvable {
+            deals.push(deal);
+        }
+    }
+    for v in [
+        Variant::BeleagueredCastle,
+        Variant::StreetsAndAlleys,
+        Variant::Citadel,
+    ] {
+        for seed in 1..=6 {
+            deals.push(Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed));
+        }
+    }
+    let (mut classes_on_disk, mut pending_on_disk) = (0, 0);
+    for deal in &deals {
+        let what = format!("{} {:?}", deal.rules.variant, deal.seed);
+        let mem = layered_spill(deal, 400_000, 1 << 30, false);
+        // The records (8 bytes a position) stay in memory; a third of the rest.
+        let recs = (mem.stored as usize).div_ceil(layered::CHUNK) * layered::CHUNK * 8;
+        let budget = recs + mem.peak_bytes.saturating_sub(recs) / 3 + (1 << 20);
+        let disk = layered_spill(deal, 400_000, budget, true);
+        assert_eq!(
+            mem.end, disk.end,
+            "{what}: in memory {} bytes, {} stored; budget {budget}; spilled {} bytes, {} classes on disk",
+            mem.peak_bytes, mem.stored, disk.peak_bytes, disk.classes_on_disk
+        );
+        assert_eq!(mem.expanded, disk.expanded, "{what}");
+        assert_eq!(mem.classes, disk.classes, "{what}");
+        if mem.end == End::Lost {
+            assert_eq!(mem.stored, disk.stored, "{what}");
+        }
+        assert!(disk.peak_bytes <= budget, "{what}: {}", disk.peak_bytes);
+        classes_on_disk += usize::from(disk.classes_on_disk > 0);
+        pending_on_disk += usize::from(disk.disk_written > 0);
+    }
+    eprintln!(
+        "{} deals, {classes_on_disk} with a class on disk, {pending_on_disk} wrote",
+        deals.len()
+    );
+    assert!(
+        classes_on_disk >= 3 && pending_on_disk >= 5,
+        "{classes_on_disk} deals had a class on disk, {pending_on_disk} wrote to disk"
+    );
+}
+
+/// A spill directory that cannot be made ends the solve as unknown (disk), with the
+/// file system's answer; on the command line it is bad input (exit 2) naming the flag.
+#[test]
+fn an_unusable_spill_directory_is_reported() {
+    let file = common::temp_file("not a directory");
+    let under_file = file.path().join("spill");
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 5);
+    let solver = Solver {
+        layered: true,
+        spill: Some(std::sync::Arc::from(under_file.as_path())),
+        ..Solver::default()
+    };
+    let out = solver.solve(&deal).unwrap();
+    assert_eq!(
+        (out.verdict, out.limit),
+        (Verdict::Unknown, Some(castle::Limit::Disk))
+    );
+    assert!(out.disk.unwrap().error.is_some());
+    let out = common::castle()
+        .args(["solve", "-s", "5", "--spill", under_file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--spill"), "{err}");
 }

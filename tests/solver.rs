@@ -166,12 +166,12 @@ fn verdicts_agree_with_the_slow_solver_on_small_positions() {
 fn configs() -> Vec<(&'static str, Solver)> {
     let base = Solver::default();
     let with = |f: fn(&mut Pruning)| {
-        let mut s = base;
+        let mut s = base.clone();
         f(&mut s.pruning);
         s
     };
     vec![
-        ("default", base),
+        ("default", base.clone()),
         ("no safe autoplay", with(|p| p.safe_autoplay = false)),
         (
             "lone cards to empty piles",
@@ -188,7 +188,7 @@ fn configs() -> Vec<(&'static str, Solver)> {
             "no restarts",
             Solver {
                 restarts: false,
-                ..base
+                ..base.clone()
             },
         ),
         (
@@ -197,7 +197,7 @@ fn configs() -> Vec<(&'static str, Solver)> {
                 pruning: Pruning::NONE,
                 restarts: false,
                 quotient: false,
-                ..base
+                ..base.clone()
             },
         ),
         (
@@ -209,42 +209,42 @@ fn configs() -> Vec<(&'static str, Solver)> {
                     memory_bytes: 4 << 20,
                     ..base.limits
                 },
-                ..base
+                ..base.clone()
             },
         ),
         (
             "no quick phase",
             Solver {
                 quick: false,
-                ..base
+                ..base.clone()
             },
         ),
         (
             "no best-first phase",
             Solver {
                 best_first: false,
-                ..base
+                ..base.clone()
             },
         ),
         (
             "the best-first member alone (no portfolio)",
             Solver {
                 members: castle::solver::portfolio::Members::BOUND,
-                ..base
+                ..base.clone()
             },
         ),
         (
             "no probes",
             Solver {
                 probes: None,
-                ..base
+                ..base.clone()
             },
         ),
         (
             "no quotient",
             Solver {
                 quotient: false,
-                ..base
+                ..base.clone()
             },
         ),
         // Probes from 500 nodes (500, 500, 1,000 after the first 20,000-node attempt, and
@@ -253,10 +253,16 @@ fn configs() -> Vec<(&'static str, Solver)> {
             "tiny probes",
             Solver {
                 probes: Some(500),
-                ..base
+                ..base.clone()
             },
         ),
-        ("two threads", Solver { threads: 2, ..base }),
+        (
+            "two threads",
+            Solver {
+                threads: 2,
+                ..base.clone()
+            },
+        ),
         // Attempts of 64 nodes doubling, every one keeping its proofs for the next: on these
         // deals dozens of attempts are cut, so the proofs carried across restarts decide most
         // of each search (see "Proofs that outlive an attempt" in `src/solver/search.rs`).
@@ -320,7 +326,7 @@ fn a_tiny_table_replaces_entries_and_keeps_the_verdict() {
                 max_nodes: Some(20 * full.nodes),
                 ..big.limits
             },
-            ..big
+            ..big.clone()
         };
         let o = tiny.solve(&deal).expect("the solution replays");
         assert_eq!(
@@ -573,7 +579,7 @@ fn same_verdicts_min(rules: Rules, seeds: std::ops::RangeInclusive<u64>, cap: u6
             configs
                 .iter()
                 .map(|(_, c)| {
-                    let mut c = *c;
+                    let mut c = c.clone();
                     c.limits.max_nodes = Some(cap);
                     solve_checked(&c, deal).verdict
                 })
@@ -1020,7 +1026,7 @@ fn states_proved_in_a_cut_attempt_are_lost() {
     };
     let solvers = [
         (Solver::default(), 0),
-        (two, 0),
+        (two.clone(), 0),
         (deep(Solver::default()), 0),
         (deep(two), 0),
     ];

@@ -436,7 +436,7 @@ fn the_short_search_finds_the_shortest_wins() {
     short.limits.memory_bytes = 256 << 20;
     let plain = Solver {
         pruning: Pruning::NONE,
-        ..short
+        ..short.clone()
     };
     // (rules, piles, positions, won positions required): small fortress positions are
     // nearly all lost (4 won of 150), so more of them and a lower floor.

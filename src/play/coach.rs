@@ -245,7 +245,7 @@ impl Coach {
 
     /// Solves `board` here and now if nothing is known of it yet.
     pub fn think(&mut self, board: &Board) {
-        if let (true, Some(s)) = (self.needs(board), self.solver) {
+        if let (true, Some(s)) = (self.needs(board), self.solver.clone()) {
             let k = solve(&s, board);
             self.learn(board.clone(), k);
         }

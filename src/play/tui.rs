@@ -171,7 +171,7 @@ fn restore() -> io::Result<()> {
 /// # Errors
 /// A terminal failure.
 pub fn run(s: Session) -> io::Result<()> {
-    let worker = s.coach.solver().map(|&solver| Worker::spawn(solver));
+    let worker = s.coach.solver().map(|solver| Worker::spawn(solver.clone()));
     enable_raw_mode()?;
     let mut stdout = io::stdout();
     if let Err(e) = execute!(stdout, EnterAlternateScreen, EnableMouseCapture) {

@@ -36,14 +36,16 @@ mod types;
 pub use schedule::{
     FIRST_ATTEMPT_NODES, PATH_MIN_BYTES, PATH_SHARE, PATH_WINDOW, PROBE_NODES, PROVE_FROM_NODES,
 };
-pub use types::{Limit, Limits, Outcome, Phase, Progress, SolveError, Verdict, DEFAULT_MEMORY_MIB};
+pub use types::{
+    DiskUse, Limit, Limits, Outcome, Phase, Progress, SolveError, Verdict, DEFAULT_MEMORY_MIB,
+};
 
 use crate::deal::Deal;
 use crate::state::{Position, Pruning};
 use schedule::Context;
 
 /// A configured solver.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Solver {
     /// Budgets.
     pub limits: Limits,
@@ -97,6 +99,10 @@ pub struct Solver {
     /// deal by closing the reachable positions one level of progress at a time, holding one
     /// level's keys at once; a win comes back as a line, replayed as every win.
     pub layered: bool,
+    /// With [`Solver::layered`]: a directory under which what outgrows the memory budget
+    /// goes on on disk (see "Out of core" in [`layered`]). A directory that cannot be made
+    /// ends the solve as unknown ([`Limit::Disk`]), as a full disk does.
+    pub spill: Option<std::sync::Arc<std::path::Path>>,
 }
 
 impl Default for Solver {
@@ -118,6 +124,7 @@ impl Default for Solver {
             path_window: PATH_WINDOW,
             quotient: true,
             layered: false,
+            spill: None,
         }
     }
 }
@@ -188,7 +195,7 @@ impl Solver {
         let solver = Solver {
             keep_proofs: Some(0),
             restarts: true,
-            ..*self
+            ..self.clone()
         };
         let scratches = (0..solver.threads.max(1))
             .map(|_| search::Scratch::new(1 << 16))
@@ -265,8 +272,33 @@ impl Solver {
     /// fields describe the layered search's stores: `states` and `peak_states` the positions
     /// stored, `table_bytes` and `peak_table_bytes` its peak bytes (see [`layered`]).
     fn solve_layered(&self, deal: &Deal, progress: &mut dyn FnMut(&Progress)) -> Outcome {
-        let r = layered::search(deal, self.pruning, self.limits, None, progress)
-            .expect("the caller checked that the layered search applies");
+        let r = match layered::search(
+            deal,
+            self.pruning,
+            self.limits,
+            self.spill.as_deref(),
+            None,
+            progress,
+        ) {
+            Ok(r) => r,
+            Err(layered::LayeredError::FoundationReturn) => {
+                unreachable!("the caller checked that the layered search applies")
+            }
+            Err(e @ layered::LayeredError::SpillDir { .. }) => {
+                let mut out = Outcome::unknown(Limit::Disk);
+                out.disk = Some(DiskUse {
+                    error: Some(e.to_string()),
+                    ..DiskUse::default()
+                });
+                return out;
+            }
+        };
+        let disk = self.spill.is_some().then(|| DiskUse {
+            peak_bytes: r.peak_disk_bytes,
+            written: r.disk_written,
+            classes: r.classes_on_disk,
+            error: r.disk_error.clone(),
+        });
         let (verdict, moves, limit, phase) = match r.end {
             layered::End::Won(line) => (Verdict::Solvable, line, None, Some(Phase::Layered)),
             layered::End::Lost => (Verdict::Unsolvable, Vec::new(), None, Some(Phase::Layered)),
@@ -291,6 +323,7 @@ impl Solver {
             short_nodes: None,
             shortest: false,
             first_len: None,
+            disk,
         }
     }
 }

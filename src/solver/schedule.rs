@@ -400,7 +400,7 @@ impl<'a, const W: usize> Probes<'a, W> {
                     return Some(main.outcome(Err(Some(Limit::Seconds)), *attempts, None));
                 }
                 // Out of nodes, or out of its small table's room: the next.
-                (None, Some(Limit::Nodes | Limit::Memory)) => {}
+                (None, Some(Limit::Nodes | Limit::Memory | Limit::Disk)) => {}
             }
         }
     }
@@ -713,6 +713,7 @@ impl<'a, const W: usize> Context<'a, W> {
             short_nodes: None,
             shortest: false,
             first_len: None,
+            disk: None,
         }
     }
 }

@@ -85,15 +85,18 @@ pub enum Limit {
     /// The memory budget ran out: the table is full of states on the current path, or the path
     /// itself outgrew its share (raise `--memory`).
     Memory,
+    /// The layered search's spill directory failed (a full disk, say): see its message.
+    Disk,
 }
 
 impl Limit {
-    /// The name used in JSON (`"nodes"`, `"seconds"`, `"memory"`).
+    /// The name used in JSON (`"nodes"`, `"seconds"`, `"memory"`, `"disk"`).
     pub const fn name(self) -> &'static str {
         match self {
             Limit::Nodes => "nodes",
             Limit::Seconds => "seconds",
             Limit::Memory => "memory",
+            Limit::Disk => "disk",
         }
     }
 }
@@ -170,6 +173,48 @@ pub struct Outcome {
     /// the short-solution search (equal to `moves.len()` when neither ran, as with `castle
     /// solve --raw`; never less). `None` otherwise.
     pub first_len: Option<usize>,
+    /// The layered search's spill directory, when it had one (`--spill`).
+    pub disk: Option<DiskUse>,
+}
+
+impl Outcome {
+    /// An `Unknown` outcome that did nothing, stopped by `limit`.
+    pub fn unknown(limit: Limit) -> Outcome {
+        Outcome {
+            verdict: Verdict::Unknown,
+            moves: Vec::new(),
+            nodes: 0,
+            states: 0,
+            peak_states: 0,
+            seconds: 0.0,
+            limit: Some(limit),
+            best_home: 0,
+            table_bytes: 0,
+            peak_table_bytes: 0,
+            peak_path_bytes: 0,
+            replaced: 0,
+            untracked: 0,
+            attempts: 0,
+            phase: None,
+            short_nodes: None,
+            shortest: false,
+            first_len: None,
+            disk: None,
+        }
+    }
+}
+
+/// What the layered search's spill directory held (see `layered`'s "Out of core").
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DiskUse {
+    /// Most bytes in its files at once.
+    pub peak_bytes: u64,
+    /// Bytes written in all.
+    pub written: u64,
+    /// Classes that went on on disk.
+    pub classes: u32,
+    /// For [`Limit::Disk`]: what the file system answered.
+    pub error: Option<String>,
 }
 
 /// A solve that could not return its outcome: a bug, since the search's wins are replayed by

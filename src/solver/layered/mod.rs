@@ -94,16 +94,20 @@
 //! of two, `W * 8 + 1` bytes each). Before a set or a list grows, the bytes it is about to
 //! allocate are added: if that passes the budget, the search ends as `unknown` (memory).
 
+mod spill;
+
 use super::search::autoplay;
 use super::{Limit, Limits, Progress};
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
+use spill::Spill;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// Records per chunk of the record array: 2^20 (8 MiB).
-pub const CHUNK: usize = 1 << 20;
+/// Records per chunk of the record array: 2^16 (512 KiB).
+pub const CHUNK: usize = 1 << 16;
 
 /// Positions expanded between two looks at the clock, the memory and the stop flag.
 const CHECK_EVERY: u64 = 1 << 12;
@@ -149,6 +153,15 @@ pub struct Report {
     pub best_home: u8,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Most bytes in the spill directory at once (0 without `--spill`, or when nothing
+    /// outgrew the memory budget).
+    pub peak_disk_bytes: u64,
+    /// Bytes written to the spill directory in all.
+    pub disk_written: u64,
+    /// Classes that went on on disk.
+    pub classes_on_disk: u32,
+    /// For [`Limit::Disk`]: what the spill directory answered.
+    pub disk_error: Option<String>,
 }
 
 impl Report {
@@ -166,11 +179,19 @@ impl Report {
 }
 
 /// Rules the layered search cannot decide.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LayeredError {
     /// With foundation return a card may leave its foundation, so a level could fall.
     #[error("the layered search needs foundation return off (a card taken back from a foundation lowers the level)")]
     FoundationReturn,
+    /// The spill directory could not be made.
+    #[error("cannot use the spill directory {dir}: {error}")]
+    SpillDir {
+        /// The directory given.
+        dir: String,
+        /// What the file system answered.
+        error: String,
+    },
 }
 
 /// Whether the layered search applies to these rules (see [`LayeredError`]).
@@ -181,10 +202,13 @@ pub fn applies(deal: &Deal) -> bool {
 /// Searches the positions reachable from `deal` level by level (see the module docs), within
 /// `limits` (the node budget counts positions expanded; the memory budget the bytes of the
 /// module docs), until a win, the end of the reachable positions, a budget, or `stop`.
-/// `progress` is called every 65,536 positions expanded.
+/// With `spill`, what outgrows the memory budget goes on in a directory made under it
+/// (see "Out of core"), removed at the end. `progress` is called every 65,536 positions
+/// expanded.
 ///
 /// # Errors
-/// [`LayeredError::FoundationReturn`] under foundation return.
+/// [`LayeredError::FoundationReturn`] under foundation return;
+/// [`LayeredError::SpillDir`] when the spill directory cannot be made.
 ///
 /// # Panics
 /// If the deal is too large for the state key (as [`super::Solver::solve`]).
@@ -192,16 +216,26 @@ pub fn search(
     deal: &Deal,
     prune: Pruning,
     limits: Limits,
+    spill: Option<&Path>,
     stop: Option<&AtomicBool>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, LayeredError> {
     if !applies(deal) {
         return Err(LayeredError::FoundationReturn);
     }
-    Ok(if Position::new(deal).key_words() == 3 {
-        Search::<3>::new(deal, prune, limits, stop).run(progress)
+    let words = Position::new(deal).key_words();
+    let spill = spill
+        .map(|dir| {
+            Spill::new(dir, words, limits.memory_bytes).map_err(|e| LayeredError::SpillDir {
+                dir: dir.display().to_string(),
+                error: e.to_string(),
+            })
+        })
+        .transpose()?;
+    Ok(if words == 3 {
+        Search::<3>::new(deal, prune, limits, spill, stop).run(progress)
     } else {
-        Search::<4>::new(deal, prune, limits, stop).run(progress)
+        Search::<4>::new(deal, prune, limits, spill, stop).run(progress)
     })
 }
 
@@ -210,13 +244,17 @@ pub fn search(
 struct Pending<const W: usize> {
     keys: ahash::HashSet<[u64; W]>,
     recs: Vec<Rec>,
+    /// On disk (see "Out of core"): `keys` is empty and unused, `recs` holds the records
+    /// not yet written, with repeats.
+    spilled: bool,
 }
 
 impl<const W: usize> Pending<W> {
-    fn new() -> Self {
+    fn new(spilled: bool) -> Self {
         Pending {
             keys: Default::default(),
             recs: Vec::new(),
+            spilled,
         }
     }
 
@@ -284,10 +322,20 @@ struct Search<'a, const W: usize> {
     pending: Vec<Classes<W>>,
     /// Bytes of the pending sets and their records (kept as they grow).
     pending_bytes: usize,
-    /// The keys of the class being closed (only: see the module docs).
+    /// The keys of the class being closed (only: see the module docs); empty while the
+    /// class is on disk.
     current: ahash::HashSet<[u64; W]>,
     /// The class being closed (see [`class_of`]).
     current_class: u64,
+    /// The spill directory (`--spill`), if any.
+    spill: Option<Spill>,
+    /// The class being closed is on disk (see "Out of core").
+    on_disk: bool,
+    /// The pending classes are on disk, and every class found from now on (see "Out of
+    /// core").
+    pending_spilled: bool,
+    classes_on_disk: u32,
+    disk_error: Option<String>,
     /// Where the walk stands: the position of the last node walked to, the line from the
     /// deal, and the nodes of its chain from the deal with the line's length before each
     /// node's edge.
@@ -305,7 +353,13 @@ struct Search<'a, const W: usize> {
 }
 
 impl<'a, const W: usize> Search<'a, W> {
-    fn new(deal: &'a Deal, prune: Pruning, limits: Limits, stop: Option<&'a AtomicBool>) -> Self {
+    fn new(
+        deal: &'a Deal,
+        prune: Pruning,
+        limits: Limits,
+        spill: Option<Spill>,
+        stop: Option<&'a AtomicBool>,
+    ) -> Self {
         let t0 = Instant::now();
         Search {
             deal,
@@ -320,6 +374,11 @@ impl<'a, const W: usize> Search<'a, W> {
             pending_bytes: 0,
             current: Default::default(),
             current_class: 0,
+            spill,
+            on_disk: false,
+            pending_spilled: false,
+            classes_on_disk: 0,
+            disk_error: None,
             pos: Position::new(deal),
             hist: Vec::new(),
             chain: Vec::new(),
@@ -348,6 +407,7 @@ impl<'a, const W: usize> Search<'a, W> {
         self.chunks.len() * CHUNK * std::mem::size_of::<Rec>()
             + set_bytes::<W>(self.current.capacity())
             + self.pending_bytes
+            + self.spill.as_ref().map_or(0, Spill::buffer_bytes)
     }
 
     /// True when `extra` more bytes fit the budget (then notes the peak: the caller allocates
@@ -361,20 +421,186 @@ impl<'a, const W: usize> Search<'a, W> {
         fits
     }
 
+    /// Makes room for `extra` more bytes, moving what it can to the spill directory
+    /// ([`Search::relieve`]; the class being closed only with `class`, and then the room
+    /// asked for is no longer needed); `Err` when it cannot.
+    fn make_room(&mut self, extra: usize, class: bool) -> Result<(), Halt> {
+        while !self.room(extra) {
+            let was_on_disk = self.on_disk;
+            if !self.relieve(class)? {
+                return Err(Halt::Unknown(Some(Limit::Memory)));
+            }
+            if self.on_disk && !was_on_disk {
+                // The class went to disk: the bytes asked for its set are not needed now
+                // (the caller looks at `on_disk` again).
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves one thing to the spill directory, in this order: the pending classes (all of
+    /// them, then, each time, the records they gathered since), then, with `class`, the
+    /// class being closed. False when there is nothing left to move (or no directory).
+    fn relieve(&mut self, class: bool) -> Result<bool, Halt> {
+        if self.spill.is_none() {
+            return Ok(false);
+        }
+        if self.pending_bytes > 0 {
+            self.spill_pending().map_err(|e| self.disk_failed(e))?;
+            return Ok(true);
+        }
+        if class && !self.on_disk && !self.current.is_empty() {
+            self.class_to_disk().map_err(|e| self.disk_failed(e))?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Ends the search as unknown for a failure of the spill directory.
+    fn disk_failed(&mut self, e: std::io::Error) -> Halt {
+        let dir = self.spill.as_ref().map(|s| s.dir().display().to_string());
+        self.disk_error = Some(format!("{}: {e}", dir.unwrap_or_default()));
+        Halt::Unknown(Some(Limit::Disk))
+    }
+
+    /// Writes every pending class's records to its file and drops its keys (see "Out of
+    /// core"); from now on pending classes gather records only.
+    fn spill_pending(&mut self) -> std::io::Result<()> {
+        let spill = self.spill.as_mut().expect("a spill directory");
+        for (level, classes) in self.pending.iter_mut().enumerate() {
+            for (k, p) in classes.list.iter_mut().enumerate() {
+                if let Some(p) = p {
+                    spill.pend(level, k, &p.recs)?;
+                    p.recs = Vec::new();
+                    p.keys = Default::default();
+                    p.spilled = true;
+                }
+            }
+        }
+        self.pending_bytes = 0;
+        self.pending_spilled = true;
+        Ok(())
+    }
+
+    /// Moves the class being closed to disk: its keys become the stored keys of the spill
+    /// directory's partitions, and from now on its children wait there, layer by layer, for
+    /// [`Search::settle`].
+    fn class_to_disk(&mut self) -> std::io::Result<()> {
+        let spill = self.spill.as_mut().expect("a spill directory");
+        for key in self.current.drain() {
+            spill.visit(&key)?;
+        }
+        self.current = Default::default();
+        self.on_disk = true;
+        self.classes_on_disk += 1;
+        Ok(())
+    }
+
     /// Appends a record; `Err` when the memory budget or the index space runs out.
     fn push(&mut self, r: Rec) -> Result<u32, Halt> {
         if self.len >= u32::MAX as usize {
             return Err(Halt::Unknown(Some(Limit::Memory)));
         }
         if self.len % CHUNK == 0 {
-            if !self.room(CHUNK * std::mem::size_of::<Rec>()) {
-                return Err(Halt::Unknown(Some(Limit::Memory)));
-            }
+            // The class's keys stay in memory here: its set already holds this record's key.
+            self.make_room(CHUNK * std::mem::size_of::<Rec>(), false)?;
             self.chunks.push(Vec::with_capacity(CHUNK));
         }
         self.chunks[self.len / CHUNK].push(r);
         self.len += 1;
         Ok((self.len - 1) as u32)
+    }
+
+    /// Stores a position of the class being closed, unless it is stored already: at once
+    /// in memory; on disk, as a candidate that [`Search::settle`] stores if it is new.
+    fn intake(&mut self, key: [u64; W], rec: Rec) -> Result<(), Halt> {
+        if !self.on_disk {
+            let (len, cap) = (self.current.len(), self.current.capacity());
+            if len < cap && self.len % CHUNK != 0 {
+                // Nothing grows: one probe.
+                if self.current.insert(key) {
+                    self.push(rec)?;
+                }
+                return Ok(());
+            }
+            if self.current.contains(&key) {
+                return Ok(());
+            }
+            // A set and a record array that grow ask for their bytes first, so that a set
+            // that goes to disk holds exactly the keys of the records stored.
+            let grow = if len == cap {
+                set_bytes::<W>(cap + 1)
+            } else {
+                0
+            } + if self.len % CHUNK == 0 {
+                CHUNK * std::mem::size_of::<Rec>()
+            } else {
+                0
+            };
+            self.make_room(grow, true)?;
+            if !self.on_disk {
+                self.current.insert(key);
+                self.push(rec)?;
+                return Ok(());
+            }
+        }
+        let spill = self
+            .spill
+            .as_mut()
+            .expect("a class on disk has a directory");
+        spill
+            .candidate(&key, rec)
+            .map_err(|e| self.disk_failed(e))?;
+        Ok(())
+    }
+
+    /// Stores the new positions among the candidates of the layer just expanded (the class
+    /// is on disk), in the order they were generated; false when there were none.
+    fn settle(&mut self) -> Result<bool, Halt> {
+        let spill = self
+            .spill
+            .as_ref()
+            .expect("a class on disk has a directory");
+        if spill.candidates() == 0 {
+            return Ok(false);
+        }
+        let need = spill.settle_bytes(set_bytes::<W>);
+        self.make_room(need, false)?;
+        let spill = self
+            .spill
+            .as_mut()
+            .expect("a class on disk has a directory");
+        let marks = match spill.settle::<W>() {
+            Ok(m) => m,
+            Err(e) => return Err(self.disk_failed(e)),
+        };
+        let n = self.spill.as_ref().map_or(0, Spill::candidates);
+        let mut block = Vec::new();
+        let mut seq = 0u64;
+        let mut any = false;
+        while seq < n {
+            let spill = self
+                .spill
+                .as_mut()
+                .expect("a class on disk has a directory");
+            if let Err(e) = spill.records(seq, &mut block) {
+                return Err(self.disk_failed(e));
+            }
+            for &r in &block {
+                if marks[(seq / 64) as usize] >> (seq % 64) & 1 == 1 {
+                    self.push(r)?;
+                    any = true;
+                }
+                seq += 1;
+            }
+        }
+        let spill = self
+            .spill
+            .as_mut()
+            .expect("a class on disk has a directory");
+        spill.end_layer().map_err(|e| self.disk_failed(e))?;
+        Ok(any)
     }
 
     /// Walks the position to node `i` (see the module docs) and returns its `last`.
@@ -424,12 +650,21 @@ impl<'a, const W: usize> Search<'a, W> {
             Err(Halt::Won(line)) => End::Won(line),
             Err(Halt::Unknown(l)) => End::Unknown(l),
         };
+        let spill = self.spill.take();
         let stored = self.len as u64
             + self
                 .pending
                 .iter()
-                .flat_map(|c| c.list.iter().flatten())
-                .map(|p| p.recs.len() as u64)
+                .enumerate()
+                .flat_map(|(level, c)| {
+                    c.list
+                        .iter()
+                        .enumerate()
+                        .filter_map(move |(k, p)| p.as_ref().map(|p| (level, k, p)))
+                })
+                .map(|(level, k, p)| {
+                    p.recs.len() as u64 + spill.as_ref().map_or(0, |s| s.pending_len(level, k))
+                })
                 .sum::<u64>();
         self.peak_bytes = self.peak_bytes.max(self.bytes());
         Report {
@@ -440,6 +675,10 @@ impl<'a, const W: usize> Search<'a, W> {
             peak_bytes: self.peak_bytes,
             best_home: self.best_home,
             seconds: self.t0.elapsed().as_secs_f64(),
+            peak_disk_bytes: spill.as_ref().map_or(0, Spill::peak_on_disk),
+            disk_written: spill.as_ref().map_or(0, Spill::written),
+            classes_on_disk: self.classes_on_disk,
+            disk_error: self.disk_error,
         }
     }
 
@@ -473,13 +712,17 @@ impl<'a, const W: usize> Search<'a, W> {
                 let p = self.pending[level].list[k]
                     .take()
                     .expect("each class taken once");
-                self.pending_bytes -= p.bytes();
                 self.current_class = self.pending[level].class[k];
                 let start = self.len;
-                for &r in &p.recs {
-                    self.push(r)?;
+                self.pending_bytes -= p.bytes();
+                if p.spilled {
+                    self.enter_from_disk(level, k, p.recs)?;
+                } else {
+                    for &r in &p.recs {
+                        self.push(r)?;
+                    }
+                    self.current = p.keys;
                 }
-                self.current = p.keys;
                 self.close(level, start, progress)?;
                 self.classes.push((level as u16, (self.len - start) as u64));
                 self.current = Default::default();
@@ -488,6 +731,55 @@ impl<'a, const W: usize> Search<'a, W> {
             self.pending[level] = Classes::default();
         }
         Ok(())
+    }
+
+    /// Stores the entries of pending class `k` of `level`, which is on disk: its file's
+    /// records, then `rest` (gathered since the last write), each played from its parent to
+    /// find its key, and stored once (see "Out of core").
+    fn enter_from_disk(&mut self, level: usize, k: usize, rest: Vec<Rec>) -> Result<(), Halt> {
+        let mut block = Vec::new();
+        let mut from = 0;
+        loop {
+            let spill = self
+                .spill
+                .as_mut()
+                .expect("a spilled class has a directory");
+            if let Err(e) = spill.pending_records(level, k, from, &mut block) {
+                return Err(self.disk_failed(e));
+            }
+            if block.is_empty() {
+                break;
+            }
+            from += block.len() as u64;
+            for &r in &block {
+                self.enter(r)?;
+            }
+        }
+        for r in rest {
+            self.enter(r)?;
+        }
+        let spill = self
+            .spill
+            .as_mut()
+            .expect("a spilled class has a directory");
+        spill
+            .drop_pending(level, k)
+            .map_err(|e| self.disk_failed(e))
+    }
+
+    /// Stores the position record `r` leads to (an entry of the class about to be closed).
+    fn enter(&mut self, r: Rec) -> Result<(), Halt> {
+        self.walk(r.parent);
+        let h = self.hist.len();
+        self.pos.play(r.mv, &mut self.hist);
+        autoplay(&mut self.pos, self.prune, false, &mut self.hist);
+        debug_assert_eq!(class_of(&self.pos), self.current_class);
+        let key = self.pos.key::<W>().expect("key width from the bound");
+        while self.hist.len() > h {
+            let u = self.hist.pop().expect("line longer than h");
+            self.pos.undo(u);
+        }
+        self.intake(key, r)
     }
 
     /// Closes `level`, whose positions start at index `start`.
@@ -499,7 +791,14 @@ impl<'a, const W: usize> Search<'a, W> {
     ) -> Result<(), Halt> {
         let mut list = MoveList::default();
         let mut i = start;
-        while i < self.len {
+        loop {
+            if i == self.len {
+                // On disk, the layer just expanded left its children as candidates.
+                if self.on_disk && self.settle()? {
+                    continue;
+                }
+                break;
+            }
             if self.limits.max_nodes.is_some_and(|n| self.expanded >= n) {
                 return Err(Halt::Unknown(Some(Limit::Nodes)));
             }
@@ -510,9 +809,7 @@ impl<'a, const W: usize> Search<'a, W> {
                 if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                     return Err(Halt::Unknown(None));
                 }
-                if !self.room(0) {
-                    return Err(Halt::Unknown(Some(Limit::Memory)));
-                }
+                self.make_room(0, true)?;
             }
             if self.expanded % PROGRESS_EVERY == 0 && self.expanded > 0 {
                 progress(&Progress {
@@ -553,38 +850,51 @@ impl<'a, const W: usize> Search<'a, W> {
                 }
                 self.best_home = self.best_home.max(home);
                 if to == level {
-                    // A full set grows on its next insertion: its bytes are asked for first
-                    // (then a key already there costs one probe more, rarely).
-                    if self.current.len() == self.current.capacity()
-                        && !self.current.contains(&key)
-                        && !self.room(set_bytes::<W>(self.current.capacity() + 1))
-                    {
-                        return Err(Halt::Unknown(Some(Limit::Memory)));
-                    }
-                    if self.current.insert(key) {
-                        self.push(rec)?;
-                    }
+                    self.intake(key, rec)?;
                 } else {
                     self.offer(to, class, key, rec)?;
                 }
             }
             i += 1;
         }
+        if self.on_disk {
+            let spill = self
+                .spill
+                .as_mut()
+                .expect("a class on disk has a directory");
+            spill.end_class().map_err(|e| self.disk_failed(e))?;
+            self.on_disk = false;
+        }
         Ok(())
     }
 
     /// Adds a position of a higher level to its class's pending set, unless it is there
-    /// already.
+    /// already (on disk: to its records, repeats and all).
     fn offer(&mut self, to: usize, class: u64, key: [u64; W], rec: Rec) -> Result<(), Halt> {
+        let spilled = self.pending_spilled;
         let classes = &mut self.pending[to];
         let k = *classes.index.entry(class).or_insert_with(|| {
-            classes.list.push(Some(Pending::new()));
+            classes.list.push(Some(Pending::new(spilled)));
             classes.class.push(class);
             classes.list.len() - 1
         });
         let p = classes.list[k].as_mut().expect("a pending class");
         let (kl, kc) = (p.keys.len(), p.keys.capacity());
         let (rl, rc) = (p.recs.len(), p.recs.capacity());
+        if p.spilled {
+            if rl < rc {
+                p.recs.push(rec);
+                return Ok(());
+            }
+            let grow = rc.max(4) * std::mem::size_of::<Rec>();
+            // Making room may write this class's records out: look it up again after.
+            self.make_room(grow, false)?;
+            let p = self.pending[to].list[k].as_mut().expect("a pending class");
+            let before = p.bytes();
+            p.recs.push(rec);
+            self.pending_bytes += p.bytes() - before;
+            return Ok(());
+        }
         if kl < kc && rl < rc {
             // Nothing grows: one probe.
             if p.keys.insert(key) {
@@ -601,10 +911,15 @@ impl<'a, const W: usize> Search<'a, W> {
             } else {
                 0
             };
-        if !self.room(grow) {
-            return Err(Halt::Unknown(Some(Limit::Memory)));
-        }
+        self.make_room(grow, false)?;
         let p = self.pending[to].list[k].as_mut().expect("a pending class");
+        if p.spilled {
+            // Making room wrote the pending classes out: this one gathers records now.
+            let before = p.bytes();
+            p.recs.push(rec);
+            self.pending_bytes += p.bytes() - before;
+            return Ok(());
+        }
         let before = p.bytes();
         p.keys.insert(key);
         p.recs.push(rec);

@@ -1,0 +1,489 @@
+//! The layered search's disk, under `--spill DIR`: the files where a class that outgrew the
+//! memory budget goes on, and where the pending classes wait (see "Out of core" in the
+//! parent module's docs for the search's side and why no verdict depends on it).
+//!
+//! This module owns [`Spill`]: a directory of its own under the user's, removed when the
+//! search ends, holding
+//! - per partition of the class on disk ([`PARTS`], chosen by a hash of the key), the keys
+//!   of the class's positions stored so far (*visited*) and the candidates of the layer being
+//!   expanded, each as its key and its number in the order generated (*seq*);
+//! - the candidates' records (parent and move), in the order generated;
+//! - per pending class, its records (no keys: they are played again when the class starts).
+//!
+//! Every file is append-only behind a small write buffer, read back whole in the order
+//! written. The counters ([`Spill::on_disk`], [`Spill::peak_on_disk`], [`Spill::written`])
+//! count the bytes in the files.
+
+use super::Rec;
+use crate::moves::Move;
+use crate::state::KEY_HASH_MUL;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Partitions of a class on disk. Duplicates are found one partition at a time, so a
+/// partition's keys (a 256th of the class's, with the layer's candidates) are what must fit
+/// in memory at once: 50,000 keys for the hard lost deal's largest class of 12.6 million.
+pub const PARTS: usize = 256;
+
+/// Bytes a file's write buffer holds at most before it is written out (see [`Spill::new`]).
+const LOG_BUF: usize = 64 << 10;
+
+/// Entries read from a file at once.
+const READ_ENTRIES: usize = 1 << 14;
+
+/// A record as 8 bytes (parent, then the move's word), little-endian.
+fn rec_bytes(r: Rec) -> [u8; 8] {
+    let mut b = [0; 8];
+    b[..4].copy_from_slice(&r.parent.to_le_bytes());
+    b[4..].copy_from_slice(&r.mv.to_bits().to_le_bytes());
+    b
+}
+
+/// The record [`rec_bytes`] wrote (the files are this search's own, written in this run).
+fn rec_from(b: &[u8]) -> Rec {
+    let w = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+    Rec {
+        parent: w(0),
+        mv: Move::from_bits(w(4)),
+    }
+}
+
+/// The partition of a key.
+#[inline]
+fn part_of(key: &[u64]) -> usize {
+    let mut h = 0u64;
+    for &w in key {
+        h = (h ^ w).wrapping_mul(KEY_HASH_MUL).rotate_left(29);
+    }
+    (h.wrapping_mul(KEY_HASH_MUL) >> 56) as usize % PARTS
+}
+
+/// The byte counters of the directory.
+#[derive(Default)]
+struct Io {
+    on_disk: u64,
+    peak: u64,
+    written: u64,
+}
+
+/// One append-only file of entries of one size, behind a write buffer (the file is
+/// created at the first write).
+struct Log {
+    path: PathBuf,
+    size: usize,
+    /// Bytes buffered before a write.
+    cap: usize,
+    file: Option<File>,
+    buf: Vec<u8>,
+    /// Bytes in the file.
+    on_disk: u64,
+}
+
+impl Log {
+    fn new(path: PathBuf, size: usize, cap: usize) -> Self {
+        Log {
+            path,
+            size,
+            cap,
+            file: None,
+            buf: Vec::new(),
+            on_disk: 0,
+        }
+    }
+
+    /// Entries in the file and the buffer.
+    fn len(&self) -> u64 {
+        (self.on_disk + self.buf.len() as u64) / self.size as u64
+    }
+
+    fn push(&mut self, entry: &[u8], io: &mut Io) -> io::Result<()> {
+        debug_assert_eq!(entry.len(), self.size);
+        self.buf.extend_from_slice(entry);
+        if self.buf.len() >= self.cap {
+            self.flush(io)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, io: &mut Io) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        if self.file.is_none() {
+            self.file = Some(
+                OpenOptions::new()
+                    .create(true)
+                    .truncate(true)
+                    .read(true)
+                    .write(true)
+                    .open(&self.path)?,
+            );
+        }
+        let file = self.file.as_mut().expect("opened above");
+        file.seek(SeekFrom::Start(self.on_disk))?;
+        file.write_all(&self.buf)?;
+        let n = self.buf.len() as u64;
+        self.on_disk += n;
+        io.on_disk += n;
+        io.written += n;
+        io.peak = io.peak.max(io.on_disk);
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Calls `f` on every entry, the file's then the buffer's: the order pushed.
+    fn read(&mut self, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+        let mut from = 0;
+        let mut block = Vec::new();
+        loop {
+            self.read_range(from, READ_ENTRIES, &mut block)?;
+            if block.is_empty() {
+                return Ok(());
+            }
+            block.chunks_exact(self.size).for_each(&mut f);
+            from += (block.len() / self.size) as u64;
+        }
+    }
+
+    /// Sets `out` to at most `max` entries from entry `from` on (empty past the end).
+    fn read_range(&mut self, from: u64, max: usize, out: &mut Vec<u8>) -> io::Result<()> {
+        out.clear();
+        let size = self.size as u64;
+        let mut at = from * size;
+        let end = (at + max as u64 * size).min(self.on_disk + self.buf.len() as u64);
+        if at < self.on_disk.min(end) {
+            let n = (self.on_disk.min(end) - at) as usize;
+            out.resize(n, 0);
+            let file = self.file.as_mut().expect("bytes on disk have a file");
+            file.seek(SeekFrom::Start(at))?;
+            file.read_exact(out)?;
+            at += n as u64;
+        }
+        if at < end {
+            let (a, b) = ((at - self.on_disk) as usize, (end - self.on_disk) as usize);
+            out.extend_from_slice(&self.buf[a..b]);
+        }
+        Ok(())
+    }
+
+    /// Empties the log and removes its file.
+    fn clear(&mut self, io: &mut Io) -> io::Result<()> {
+        self.buf = Vec::new();
+        if self.file.take().is_some() {
+            io.on_disk -= self.on_disk;
+            self.on_disk = 0;
+            fs::remove_file(&self.path)?;
+        }
+        Ok(())
+    }
+}
+
+/// The spill directory of one layered search (see the module docs).
+pub(super) struct Spill {
+    dir: PathBuf,
+    io: Io,
+    /// Words of a key.
+    words: usize,
+    /// Bytes of a write buffer.
+    buf: usize,
+    /// Per partition: the class's keys stored so far.
+    visited: Vec<Log>,
+    /// Per partition: this layer's candidates, as key and seq.
+    cand: Vec<Log>,
+    /// This layer's candidates' records, in seq order.
+    recs: Log,
+    /// Candidates so far in this layer.
+    seq: u64,
+    /// The pending classes' files, by (level, number in level).
+    pending: ahash::HashMap<(usize, usize), Log>,
+}
+
+/// Names the directories of the searches of one process apart.
+static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
+
+impl Spill {
+    /// A new directory under `root` (created if missing), for keys of `words` words, within
+    /// a memory budget of `memory` bytes: each write buffer holds an 8192nd of it, between
+    /// 1 KiB and [`LOG_BUF`], so that the buffers of the partitions' files (two per
+    /// partition and one more) take at most about a 16th of the budget.
+    pub fn new(root: &Path, words: usize, memory: usize) -> io::Result<Spill> {
+        let buf = (memory / 8192).clamp(1 << 10, LOG_BUF);
+        fs::create_dir_all(root)?;
+        let dir = loop {
+            let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
+            let dir = root.join(format!("castle-layered-{}-{n}", std::process::id()));
+            match fs::create_dir(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let log = |name: String, size: usize| Log::new(dir.join(name), size, buf);
+        Ok(Spill {
+            visited: (0..PARTS)
+                .map(|p| log(format!("visited-{p}"), words * 8))
+                .collect(),
+            cand: (0..PARTS)
+                .map(|p| log(format!("cand-{p}"), words * 8 + 8))
+                .collect(),
+            recs: log("recs".into(), 8),
+            dir,
+            io: Io::default(),
+            words,
+            buf,
+            seq: 0,
+            pending: Default::default(),
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Bytes in the files now.
+    #[cfg(test)]
+    pub fn on_disk(&self) -> u64 {
+        self.io.on_disk
+    }
+
+    /// Most bytes in the files at once.
+    pub fn peak_on_disk(&self) -> u64 {
+        self.io.peak
+    }
+
+    /// Bytes written in all.
+    pub fn written(&self) -> u64 {
+        self.io.written
+    }
+
+    /// Bytes of the write buffers (each at most about [`LOG_BUF`]).
+    pub fn buffer_bytes(&self) -> usize {
+        self.visited
+            .iter()
+            .chain(&self.cand)
+            .chain(std::iter::once(&self.recs))
+            .chain(self.pending.values())
+            .map(|l| l.buf.capacity())
+            .sum()
+    }
+
+    /// Adds a key to the class's stored keys (a class going to disk hands over its set).
+    pub fn visit(&mut self, key: &[u64]) -> io::Result<()> {
+        let mut e = [0u8; 32];
+        let n = key.len() * 8;
+        for (i, w) in key.iter().enumerate() {
+            e[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        self.visited[part_of(key)].push(&e[..n], &mut self.io)
+    }
+
+    /// Adds a candidate of the layer being expanded: its key and record.
+    pub fn candidate(&mut self, key: &[u64], rec: Rec) -> io::Result<()> {
+        let mut e = [0u8; 40];
+        let n = key.len() * 8;
+        for (i, w) in key.iter().enumerate() {
+            e[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        e[n..n + 8].copy_from_slice(&self.seq.to_le_bytes());
+        self.cand[part_of(key)].push(&e[..n + 8], &mut self.io)?;
+        self.recs.push(&rec_bytes(rec), &mut self.io)?;
+        self.seq += 1;
+        Ok(())
+    }
+
+    /// Candidates waiting for [`Spill::settle`].
+    pub fn candidates(&self) -> u64 {
+        self.seq
+    }
+
+    /// Bytes [`Spill::settle`] allocates at most: the mark bits and the largest partition's
+    /// set (stored keys plus candidates), measured as `set_bytes` measures a set.
+    pub fn settle_bytes(&self, set_bytes: impl Fn(usize) -> usize) -> usize {
+        let most = (0..PARTS)
+            .map(|p| (self.visited[p].len() + self.cand[p].len()) as usize)
+            .max()
+            .unwrap_or(0);
+        self.seq.div_ceil(64) as usize * 8 + set_bytes(most)
+    }
+
+    /// Finds the new positions among the layer's candidates, one partition at a time: a
+    /// candidate is new when its key is not among the class's stored keys and no candidate
+    /// before it (in seq order) has its key. Adds their keys to the stored keys and returns
+    /// the candidates' mark bits (bit `seq` set for a new one); the caller then takes the
+    /// marked records with [`Spill::records`]. Exact: keys are compared whole.
+    pub fn settle<const W: usize>(&mut self) -> io::Result<Vec<u64>> {
+        debug_assert_eq!(W, self.words);
+        let mut marks = vec![0u64; self.seq.div_ceil(64) as usize];
+        let key_of = |e: &[u8]| -> [u64; W] {
+            std::array::from_fn(|i| {
+                u64::from_le_bytes(e[i * 8..i * 8 + 8].try_into().expect("8 bytes"))
+            })
+        };
+        for p in 0..PARTS {
+            if self.cand[p].len() == 0 {
+                continue;
+            }
+            let cap = (self.visited[p].len() + self.cand[p].len()) as usize;
+            let mut set: ahash::HashSet<[u64; W]> =
+                ahash::HashSet::with_capacity_and_hasher(cap, Default::default());
+            self.visited[p].read(|e| {
+                set.insert(key_of(e));
+            })?;
+            let (cand, visited, io) = (&mut self.cand[p], &mut self.visited[p], &mut self.io);
+            let mut err = Ok(());
+            cand.read(|e| {
+                let key = key_of(&e[..W * 8]);
+                if set.insert(key) {
+                    let seq = u64::from_le_bytes(e[W * 8..].try_into().expect("8 bytes"));
+                    marks[(seq / 64) as usize] |= 1 << (seq % 64);
+                    if err.is_ok() {
+                        err = visited.push(&e[..W * 8], io);
+                    }
+                }
+            })?;
+            err?;
+            cand.clear(io)?;
+        }
+        Ok(marks)
+    }
+
+    /// Sets `out` to the layer's candidate records from seq `from` on (at most
+    /// [`READ_ENTRIES`]; empty past the end).
+    pub fn records(&mut self, from: u64, out: &mut Vec<Rec>) -> io::Result<()> {
+        let mut raw = Vec::new();
+        self.recs.read_range(from, READ_ENTRIES, &mut raw)?;
+        out.clear();
+        out.extend(raw.chunks_exact(8).map(rec_from));
+        Ok(())
+    }
+
+    /// Ends the layer: its candidates' records go.
+    pub fn end_layer(&mut self) -> io::Result<()> {
+        self.seq = 0;
+        self.recs.clear(&mut self.io)
+    }
+
+    /// Ends the class on disk: its stored keys go.
+    pub fn end_class(&mut self) -> io::Result<()> {
+        for p in 0..PARTS {
+            self.visited[p].clear(&mut self.io)?;
+            self.cand[p].clear(&mut self.io)?;
+        }
+        self.end_layer()
+    }
+
+    /// Appends records to pending class `k` of `level`.
+    pub fn pend(&mut self, level: usize, k: usize, recs: &[Rec]) -> io::Result<()> {
+        let (dir, buf) = (&self.dir, self.buf);
+        let log = self
+            .pending
+            .entry((level, k))
+            .or_insert_with(|| Log::new(dir.join(format!("pending-{level}-{k}")), 8, buf));
+        for &r in recs {
+            log.buf.extend_from_slice(&rec_bytes(r));
+        }
+        // A pending class is written whole at each call: its buffer holds nothing after.
+        log.flush(&mut self.io)?;
+        log.buf = Vec::new();
+        Ok(())
+    }
+
+    /// Records in pending class `k` of `level`'s file.
+    pub fn pending_len(&self, level: usize, k: usize) -> u64 {
+        self.pending.get(&(level, k)).map_or(0, Log::len)
+    }
+
+    /// Sets `out` to pending class `k` of `level`'s records from `from` on (at most
+    /// [`READ_ENTRIES`]; empty past the end).
+    pub fn pending_records(
+        &mut self,
+        level: usize,
+        k: usize,
+        from: u64,
+        out: &mut Vec<Rec>,
+    ) -> io::Result<()> {
+        out.clear();
+        let Some(log) = self.pending.get_mut(&(level, k)) else {
+            return Ok(());
+        };
+        let mut raw = Vec::new();
+        log.read_range(from, READ_ENTRIES, &mut raw)?;
+        out.extend(raw.chunks_exact(8).map(rec_from));
+        Ok(())
+    }
+
+    /// Removes pending class `k` of `level`'s file (the class has started).
+    pub fn drop_pending(&mut self, level: usize, k: usize) -> io::Result<()> {
+        if let Some(mut log) = self.pending.remove(&(level, k)) {
+            log.clear(&mut self.io)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        // Nothing in the directory outlives the search; a failure to remove it leaves files
+        // behind, not a wrong verdict.
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card::{Card, Suit};
+
+    fn rec(i: u32) -> Rec {
+        Rec {
+            parent: i,
+            mv: Move::single(Card::new(1 + (i % 13) as u8, Suit::Hearts), 1, 2),
+        }
+    }
+
+    /// Settling keeps the first of each key in seq order, drops keys stored before, and
+    /// reads back through files and buffers alike.
+    #[test]
+    fn settle_keeps_first_new_candidates() {
+        let root = std::env::temp_dir().join("castle-spill-unit");
+        let mut s = Spill::new(&root, 3, 1 << 20).unwrap();
+        s.visit(&[7, 7, 7]).unwrap();
+        // Enough candidates that every partition's buffer is written out at least once.
+        let n = 40_000u32;
+        for i in 0..n {
+            s.candidate(&[u64::from(i % 10_000), 1, 2], rec(i)).unwrap();
+        }
+        s.candidate(&[7, 7, 7], rec(n)).unwrap();
+        assert!(s.on_disk() > 0);
+        let marks = s.settle::<3>().unwrap();
+        let new: Vec<u64> = (0..=u64::from(n))
+            .filter(|&q| marks[(q / 64) as usize] >> (q % 64) & 1 == 1)
+            .collect();
+        assert_eq!(new, (0..10_000).collect::<Vec<u64>>());
+        let mut out = Vec::new();
+        s.records(9_999, &mut out).unwrap();
+        assert_eq!(out[0].parent, 9_999);
+        assert_eq!(out[0].mv, rec(9_999).mv);
+        s.end_layer().unwrap();
+        // The same keys again are all stored now.
+        for i in 0..100u32 {
+            s.candidate(&[u64::from(i), 1, 2], rec(i)).unwrap();
+        }
+        let marks = s.settle::<3>().unwrap();
+        assert!(marks.iter().all(|&m| m == 0));
+        s.end_class().unwrap();
+        s.pend(5, 0, &[rec(1), rec(2)]).unwrap();
+        s.pend(5, 0, &[rec(3)]).unwrap();
+        let mut out = Vec::new();
+        s.pending_records(5, 0, 1, &mut out).unwrap();
+        assert_eq!(out.iter().map(|r| r.parent).collect::<Vec<_>>(), [2, 3]);
+        s.drop_pending(5, 0).unwrap();
+        assert_eq!(s.on_disk(), 0);
+        let dir = s.dir.clone();
+        drop(s);
+        assert!(!dir.exists());
+    }
+}
