@@ -205,6 +205,10 @@ pub fn write_solve(
                     "the time budget ran out (--max-seconds {})",
                     l.max_seconds.unwrap_or(0.0)
                 ),
+                Some(Limit::Memory) if r.disk.is_some() => format!(
+                    "the memory budget ran out even with the spill directory (the positions' records, 8 bytes each, and the files' buffers stay in memory: raise --memory, now {} MiB)",
+                    l.memory_bytes >> 20
+                ),
                 Some(Limit::Memory) => format!(
                     "the current line outgrew the memory budget (raise --memory, now {} MiB)",
                     l.memory_bytes >> 20
@@ -230,6 +234,15 @@ pub fn write_solve(
         "{} nodes, {} states, {:.3} s{phase}",
         r.nodes, r.states, r.seconds
     )?;
+    if let Some(d) = r.disk.as_ref().filter(|d| d.written > 0) {
+        writeln!(
+            out,
+            "spilled to disk: {} MiB at most, {} MiB written; classes searched on disk: {}",
+            d.peak_bytes >> 20,
+            d.written >> 20,
+            d.classes
+        )?;
+    }
     if let Some(nodes) = r.short_nodes {
         let what = if r.shortest {
             "no win is shorter"

@@ -98,6 +98,9 @@ pub struct Report {
     /// The short-solution search (`--short`), when it ran: absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub short: Option<ShortJson>,
+    /// The layered search's spill directory (`--spill`), when it had one: absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spill: Option<SpillJson>,
     /// Where a line that castle did not find came from (`verify --fc-solve --format json`):
     /// absent in castle's own reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,6 +114,20 @@ pub struct ShortJson {
     pub nodes: u64,
     /// True when it proved that no win is shorter than `moves`.
     pub shortest: bool,
+}
+
+/// What the spill directory held (see `crate::solver::DiskUse`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpillJson {
+    /// Most bytes in its files at once.
+    pub peak_bytes: u64,
+    /// Bytes written in all.
+    pub written_bytes: u64,
+    /// Classes that went on on disk.
+    pub classes_on_disk: u32,
+    /// For limit `disk`: what the file system answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 fn names(cards: &[Card]) -> Vec<String> {
@@ -183,6 +200,12 @@ impl Report {
                 nodes,
                 shortest: out.shortest,
             }),
+            spill: out.disk.as_ref().map(|d| SpillJson {
+                peak_bytes: d.peak_bytes,
+                written_bytes: d.written,
+                classes_on_disk: d.classes,
+                error: d.error.clone(),
+            }),
             source: None,
         }
     }
@@ -216,6 +239,7 @@ impl Report {
             limit: None,
             phase: None,
             short: None,
+            spill: None,
             source: None,
         }
     }

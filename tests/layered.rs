@@ -423,3 +423,45 @@ fn an_unusable_spill_directory_is_reported() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--spill"), "{err}");
 }
+
+/// A win-rate run hands its unknown deals to the layered search with a spill directory:
+/// `batch --retry-unknown --spill DIR` decides them, appending rows, and `stats` then counts
+/// no unknown; the directory is left empty.
+#[test]
+fn batch_retries_unknown_deals_with_a_spill_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rows.csv");
+    let spill = dir.path().join("spill");
+    let csv = csv.to_str().unwrap();
+    let base = [
+        "batch",
+        "-v",
+        "bc",
+        "--start-rank",
+        "9",
+        "--seeds",
+        "1..8",
+        "--csv",
+        csv,
+        "-q",
+    ];
+    common::run_ok(&[&base[..], &["--max-nodes", "1"]].concat());
+    let before = std::fs::read_to_string(csv).unwrap();
+    assert!(before.contains(",unknown,"), "{before}");
+    common::run_ok(
+        &[
+            &base[..],
+            &[
+                "--retry-unknown",
+                "--spill",
+                spill.to_str().unwrap(),
+                "--memory",
+                "64",
+            ],
+        ]
+        .concat(),
+    );
+    let stats = common::run_ok(&["stats", csv]);
+    assert!(stats.contains("unknown 0"), "{stats}");
+    assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
+}

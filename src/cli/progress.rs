@@ -28,12 +28,19 @@ pub fn solve_with_spinner(
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
-        b.set_message(format!(
+        let mut msg = format!(
             "{} nodes, {} states, {:.2} M nodes/s",
             p.nodes,
             p.states,
             p.nodes as f64 / p.seconds / 1e6
-        ));
+        );
+        if let Some(level) = p.level {
+            msg += &format!(", level {level}");
+        }
+        if p.disk_bytes > 0 {
+            msg += &format!(", {} MiB on disk", p.disk_bytes >> 20);
+        }
+        b.set_message(msg);
     });
     if let Some(b) = bar {
         b.finish_and_clear();

@@ -852,6 +852,8 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                     nodes: done + base + nodes,
                     states: table.len() as u64,
                     seconds,
+                    level: None,
+                    disk_bytes: 0,
                 });
             }
         }
@@ -929,6 +931,8 @@ pub(super) fn parallel<const W: usize>(
                 nodes: run.done + run.nodes.load(Ordering::Relaxed),
                 states: table.len() as u64,
                 seconds: run.t0.elapsed().as_secs_f64(),
+                level: None,
+                disk_bytes: 0,
             });
             if run
                 .cfg

@@ -244,6 +244,10 @@ pub struct Progress {
     pub states: u64,
     /// Seconds so far.
     pub seconds: f64,
+    /// The layered search: the level being closed (cards home plus cards dealt).
+    pub level: Option<u16>,
+    /// The layered search's spill directory: bytes in its files now (0 without one).
+    pub disk_bytes: u64,
 }
 
 /// Which phase of a solve decided it.

@@ -92,7 +92,47 @@
 //! [`CHUNK`] records, so it never copies itself to grow), the class's set and the pending
 //! sets and their records (a set of `n` keys holds `n * 8 / 7` slots rounded up to a power
 //! of two, `W * 8 + 1` bytes each). Before a set or a list grows, the bytes it is about to
-//! allocate are added: if that passes the budget, the search ends as `unknown` (memory).
+//! allocate are added: if that passes the budget, the search ends as `unknown` (memory),
+//! unless a spill directory can take something (below).
+//!
+//! # Out of core (`--spill DIR`)
+//! With a spill directory (`layered/spill.rs`), a request that does not fit the budget first moves
+//! things to disk, then asks again:
+//! 1. **The pending classes.** Each pending class's records are written to a file of its
+//!    own and its key set is dropped; from then on every pending class (new ones too)
+//!    gathers records only, repeats and all, written out whenever room is asked for again.
+//!    When such a class starts, its records (the file's, then those gathered since) are
+//!    played from their parents, each to its key, and stored as the class's entries if the
+//!    key is new to the class. The file keeps the order offered, and the first record of each
+//!    key is the one stored, as the pending set kept it: the entries are the same records in
+//!    the same order.
+//! 2. **The class being closed.** Its set's keys go to the directory's stored keys, split
+//!    into partitions by a hash of the key, and the set is dropped. From then on a child of
+//!    the same class is a *candidate*, written with its record and its number in the order
+//!    generated; when the positions stored so far are all expanded (the end of a layer),
+//!    each partition in turn is loaded as a set (its stored keys, then its candidates in
+//!    order), and a candidate whose key is not in it yet is new: its key joins the stored
+//!    keys and its record is stored, in the order generated. That is *delayed duplicate
+//!    detection*: the same test as the in-memory set's (is the key among those stored, or
+//!    among the candidates before it?), made a layer later and a partition at a time.
+//!
+//! Why this changes nothing but where the bytes are: a position's key is compared whole in
+//! both places (no hash decides anything: it only picks the partition, and equal keys go to
+//! the same one), so a candidate is stored if and only if the in-memory search would have
+//! stored it. And the order is the same: the in-memory queue stores a child as soon as it
+//! is generated, behind the positions stored before it, so it holds the positions layer by
+//! layer, each layer's in the order generated; the disk stores each layer's new positions
+//! in that order too. So every position is stored with the same record (hence expanded
+//! with the same `last`), at the same index, and the search generates the same children in
+//! the same order: the same classes, counts, and win, as `tests/layered.rs` checks on deals
+//! that go to disk. The argument above that `Lost` is a proof therefore holds unchanged.
+//!
+//! What stays in memory: the record array (8 bytes a position: `--memory` must hold it),
+//! the files' write buffers (a 16th of the budget at most), and at the end of a layer one
+//! partition's set and a bit per candidate. A file that cannot be written (a full disk)
+//! ends the search as `unknown` ([`Limit::Disk`]) with the file system's message, never as
+//! a verdict. The directory is the search's own, made under the one given and removed at
+//! the end.
 
 mod spill;
 
@@ -816,6 +856,8 @@ impl<'a, const W: usize> Search<'a, W> {
                     nodes: self.expanded,
                     states: self.len as u64,
                     seconds: self.t0.elapsed().as_secs_f64(),
+                    level: Some(level as u16),
+                    disk_bytes: self.spill.as_ref().map_or(0, Spill::on_disk),
                 });
             }
             let last = self.walk(i as u32);

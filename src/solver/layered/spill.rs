@@ -244,7 +244,6 @@ impl Spill {
     }
 
     /// Bytes in the files now.
-    #[cfg(test)]
     pub fn on_disk(&self) -> u64 {
         self.io.on_disk
     }
