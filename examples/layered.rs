@@ -33,7 +33,8 @@ fn main() {
             .collect();
     }
     let show_levels = std::env::var_os("LAYERED_LEVELS").is_some();
-    let spill = std::env::var_os("LAYERED_SPILL").map(std::path::PathBuf::from);
+    let spill =
+        std::env::var_os("LAYERED_SPILL").map(|d| layered::SpillTo::new(std::path::Path::new(&d)));
     println!("deal\tverdict\texpanded\tstored\tlevels\tclasses\tlargest\tlargest%\tpeak_MiB\tseconds\tkpos/s\ton_disk\tdisk_MiB\twritten_GiB");
     let (mut won, mut lost, mut unknown) = (0, 0, 0);
     for (name, deal) in deals {
@@ -46,7 +47,7 @@ fn main() {
             &deal,
             Pruning::default(),
             limits,
-            spill.as_deref(),
+            spill.as_ref(),
             None,
             &mut |_| {},
         )

@@ -475,6 +475,10 @@ pub struct BudgetArgs {
     /// are then found one partition at a time. A full disk ends the solve as unknown.
     #[arg(long, value_name = "DIR")]
     pub spill: Option<std::path::PathBuf>,
+    /// With --spill: most GiB its files may hold at once, fractions allowed (a deal that
+    /// needs more ends unknown, as on a full disk). Default: what the disk holds.
+    #[arg(long, value_name = "GIB", requires = "spill", value_parser = parse_gib)]
+    pub spill_max: Option<u64>,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
     #[arg(long, help_heading = TUNING, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
@@ -784,13 +788,24 @@ impl BudgetArgs {
             quotient: !self.no_quotient,
             layered: self.layered || self.spill.is_some(),
             spill: match &self.spill {
-                Some(dir) => Some(spill_dir(dir)?),
+                Some(dir) => Some(castle::solver::layered::SpillTo {
+                    dir: spill_dir(dir)?,
+                    max_bytes: self.spill_max,
+                }),
                 None => None,
             },
             threads: 1,
             short: self.short.then_some(self.short_nodes),
             ..Solver::default()
         })
+    }
+}
+
+/// `--spill-max GIB`: a positive number of GiB, as bytes.
+fn parse_gib(s: &str) -> Result<u64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 0.0 && g < 1e9 => Ok((g * f64::from(1u32 << 30)) as u64),
+        _ => Err(format!("`{s}` is not a positive number of GiB")),
     }
 }
 

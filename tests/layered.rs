@@ -311,12 +311,12 @@ fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered
         memory_bytes: memory,
         ..Limits::default()
     };
-    let dir = std::env::temp_dir().join("castle-test-spill");
+    let dir = layered::SpillTo::new(&std::env::temp_dir().join("castle-test-spill"));
     let r = layered::search(
         deal,
         Pruning::default(),
         limits,
-        spill.then_some(dir.as_path()),
+        spill.then_some(&dir),
         None,
         &mut |_| {},
     )
@@ -398,7 +398,9 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
 }
 
 /// A spill directory that cannot be made ends the solve as unknown (disk), with the
-/// file system's answer; on the command line it is bad input (exit 2) naming the flag.
+/// file system's answer; on the command line it is bad input (exit 2) naming the flag. A
+/// disk budget too small for the files (`--spill-max`, standing in for a full disk) ends
+/// the solve as unknown, limit `disk`, with the message in the report.
 #[test]
 fn an_unusable_spill_directory_is_reported() {
     let file = common::temp_file("not a directory");
@@ -406,7 +408,7 @@ fn an_unusable_spill_directory_is_reported() {
     let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 5);
     let solver = Solver {
         layered: true,
-        spill: Some(std::sync::Arc::from(under_file.as_path())),
+        spill: Some(layered::SpillTo::new(&under_file)),
         ..Solver::default()
     };
     let out = solver.solve(&deal).unwrap();
@@ -422,6 +424,28 @@ fn an_unusable_spill_directory_is_reported() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--spill"), "{err}");
+    let spill = tempfile::tempdir().unwrap();
+    let json = common::run_ok(&[
+        "solve",
+        "-v",
+        "bc",
+        "--start-rank",
+        "6",
+        "-s",
+        "3",
+        "--spill",
+        spill.path().to_str().unwrap(),
+        "--memory",
+        "8",
+        "--spill-max",
+        "0.001",
+        "-f",
+        "json",
+    ]);
+    assert!(json.contains("\"verdict\":\"unknown\""), "{json}");
+    assert!(json.contains("\"limit\":\"disk\""), "{json}");
+    assert!(json.contains("--spill-max"), "{json}");
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
 }
 
 /// A win-rate run hands its unknown deals to the layered search with a spill directory:

@@ -102,7 +102,7 @@ pub struct Solver {
     /// With [`Solver::layered`]: a directory under which what outgrows the memory budget
     /// goes on on disk (see "Out of core" in [`layered`]). A directory that cannot be made
     /// ends the solve as unknown ([`Limit::Disk`]), as a full disk does.
-    pub spill: Option<std::sync::Arc<std::path::Path>>,
+    pub spill: Option<layered::SpillTo>,
 }
 
 impl Default for Solver {
@@ -276,7 +276,7 @@ impl Solver {
             deal,
             self.pruning,
             self.limits,
-            self.spill.as_deref(),
+            self.spill.as_ref(),
             None,
             progress,
         ) {

@@ -234,6 +234,26 @@ pub enum LayeredError {
     },
 }
 
+/// Where the layered search spills (`--spill DIR`, `--spill-max`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpillTo {
+    /// The directory under which the search makes its own.
+    pub dir: std::sync::Arc<Path>,
+    /// Most bytes its files may hold at once (a write past it ends the search as a full
+    /// disk would: unknown, [`Limit::Disk`]).
+    pub max_bytes: Option<u64>,
+}
+
+impl SpillTo {
+    /// Under `dir`, with no budget but the disk's.
+    pub fn new(dir: &Path) -> SpillTo {
+        SpillTo {
+            dir: std::sync::Arc::from(dir),
+            max_bytes: None,
+        }
+    }
+}
+
 /// Whether the layered search applies to these rules (see [`LayeredError`]).
 pub fn applies(deal: &Deal) -> bool {
     !deal.rules.options.foundation_return
@@ -242,8 +262,8 @@ pub fn applies(deal: &Deal) -> bool {
 /// Searches the positions reachable from `deal` level by level (see the module docs), within
 /// `limits` (the node budget counts positions expanded; the memory budget the bytes of the
 /// module docs), until a win, the end of the reachable positions, a budget, or `stop`.
-/// With `spill`, what outgrows the memory budget goes on in a directory made under it
-/// (see "Out of core"), removed at the end. `progress` is called every 65,536 positions
+/// With `spill`, what outgrows the memory budget goes on in a directory made under its
+/// directory (see "Out of core"), removed at the end. `progress` is called every 65,536 positions
 /// expanded.
 ///
 /// # Errors
@@ -256,7 +276,7 @@ pub fn search(
     deal: &Deal,
     prune: Pruning,
     limits: Limits,
-    spill: Option<&Path>,
+    spill: Option<&SpillTo>,
     stop: Option<&AtomicBool>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, LayeredError> {
@@ -265,10 +285,12 @@ pub fn search(
     }
     let words = Position::new(deal).key_words();
     let spill = spill
-        .map(|dir| {
-            Spill::new(dir, words, limits.memory_bytes).map_err(|e| LayeredError::SpillDir {
-                dir: dir.display().to_string(),
-                error: e.to_string(),
+        .map(|to| {
+            Spill::new(&to.dir, words, limits.memory_bytes, to.max_bytes).map_err(|e| {
+                LayeredError::SpillDir {
+                    dir: to.dir.display().to_string(),
+                    error: e.to_string(),
+                }
             })
         })
         .transpose()?;

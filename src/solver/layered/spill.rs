@@ -60,12 +60,14 @@ fn part_of(key: &[u64]) -> usize {
     (h.wrapping_mul(KEY_HASH_MUL) >> 56) as usize % PARTS
 }
 
-/// The byte counters of the directory.
+/// The byte counters of the directory, and its budget.
 #[derive(Default)]
 struct Io {
     on_disk: u64,
     peak: u64,
     written: u64,
+    /// Most bytes the files may hold at once (`--spill-max`).
+    max: Option<u64>,
 }
 
 /// One append-only file of entries of one size, behind a write buffer (the file is
@@ -121,10 +123,15 @@ impl Log {
                     .open(&self.path)?,
             );
         }
+        let n = self.buf.len() as u64;
+        if let Some(max) = io.max.filter(|&m| io.on_disk + n > m) {
+            return Err(io::Error::other(format!(
+                "the files would pass the disk budget of {max} bytes (--spill-max)"
+            )));
+        }
         let file = self.file.as_mut().expect("opened above");
         file.seek(SeekFrom::Start(self.on_disk))?;
         file.write_all(&self.buf)?;
-        let n = self.buf.len() as u64;
         self.on_disk += n;
         io.on_disk += n;
         io.written += n;
@@ -207,8 +214,9 @@ impl Spill {
     /// A new directory under `root` (created if missing), for keys of `words` words, within
     /// a memory budget of `memory` bytes: each write buffer holds an 8192nd of it, between
     /// 1 KiB and [`LOG_BUF`], so that the buffers of the partitions' files (two per
-    /// partition and one more) take at most about a 16th of the budget.
-    pub fn new(root: &Path, words: usize, memory: usize) -> io::Result<Spill> {
+    /// partition and one more) take at most about a 16th of the budget. The files may hold
+    /// `max` bytes at once (a write past it fails as a full disk would).
+    pub fn new(root: &Path, words: usize, memory: usize, max: Option<u64>) -> io::Result<Spill> {
         let buf = (memory / 8192).clamp(1 << 10, LOG_BUF);
         fs::create_dir_all(root)?;
         let dir = loop {
@@ -230,7 +238,10 @@ impl Spill {
                 .collect(),
             recs: log("recs".into(), 8),
             dir,
-            io: Io::default(),
+            io: Io {
+                max,
+                ..Io::default()
+            },
             words,
             buf,
             seq: 0,
@@ -448,7 +459,7 @@ mod tests {
     #[test]
     fn settle_keeps_first_new_candidates() {
         let root = std::env::temp_dir().join("castle-spill-unit");
-        let mut s = Spill::new(&root, 3, 1 << 20).unwrap();
+        let mut s = Spill::new(&root, 3, 1 << 20, None).unwrap();
         s.visit(&[7, 7, 7]).unwrap();
         // Enough candidates that every partition's buffer is written out at least once.
         let n = 40_000u32;
@@ -484,5 +495,15 @@ mod tests {
         let dir = s.dir.clone();
         drop(s);
         assert!(!dir.exists());
+    }
+
+    /// A write past `max` fails, as a full disk's would, and writes nothing.
+    #[test]
+    fn the_disk_budget_fails_writes_past_it() {
+        let root = std::env::temp_dir().join("castle-spill-unit");
+        let mut s = Spill::new(&root, 3, 1 << 20, Some(1000)).unwrap();
+        s.pend(1, 0, &[rec(1); 100]).unwrap();
+        assert!(s.pend(1, 0, &[rec(2); 100]).is_err());
+        assert_eq!(s.on_disk(), 800);
     }
 }
