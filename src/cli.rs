@@ -791,6 +791,7 @@ impl BudgetArgs {
                 Some(dir) => Some(castle::solver::layered::SpillTo {
                     dir: spill_dir(dir)?,
                     max_bytes: self.spill_max,
+                    checkpoint_secs: Some(CHECKPOINT_SECS),
                 }),
                 None => None,
             },
@@ -800,6 +801,11 @@ impl BudgetArgs {
         })
     }
 }
+
+/// Seconds between two checkpoints of the layered search under `--spill` (a checkpoint
+/// writes the records stored since the last one and the pending classes' records: a few
+/// seconds at most on this machine's disks for a search of a billion positions).
+const CHECKPOINT_SECS: f64 = 120.0;
 
 /// `--spill-max GIB`: a positive number of GiB, as bytes.
 fn parse_gib(s: &str) -> Result<u64, String> {

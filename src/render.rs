@@ -234,6 +234,12 @@ pub fn write_solve(
         "{} nodes, {} states, {:.3} s{phase}",
         r.nodes, r.states, r.seconds
     )?;
+    if let Some(n) = r.disk.as_ref().and_then(|d| d.resumed_from) {
+        writeln!(
+            out,
+            "resumed from the checkpoint in the --spill directory ({n} nodes searched before)"
+        )?;
+    }
     if let Some(d) = r.disk.as_ref().filter(|d| d.written > 0) {
         writeln!(
             out,

@@ -128,6 +128,9 @@ pub struct SpillJson {
     /// For limit `disk`: what the file system answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Taken up from a checkpoint: the nodes searched before it (counted in `nodes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_from: Option<u64>,
 }
 
 fn names(cards: &[Card]) -> Vec<String> {
@@ -205,6 +208,7 @@ impl Report {
                 written_bytes: d.written,
                 classes_on_disk: d.classes,
                 error: d.error.clone(),
+                resumed_from: d.resumed_from,
             }),
             source: None,
         }

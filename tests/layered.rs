@@ -489,3 +489,90 @@ fn batch_retries_unknown_deals_with_a_spill_directory() {
     assert!(stats.contains("unknown 0"), "{stats}");
     assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
 }
+
+/// The layered search with checkpoints after every class, under `root`, within `nodes`.
+fn layered_checkpointed(deal: &Deal, nodes: u64, root: &std::path::Path) -> layered::Report {
+    let limits = Limits {
+        max_nodes: Some(nodes),
+        memory_bytes: 1 << 30,
+        ..Limits::default()
+    };
+    let to = layered::SpillTo {
+        checkpoint_secs: Some(0.0),
+        ..layered::SpillTo::new(root)
+    };
+    let r = layered::search(
+        deal,
+        Pruning::default(),
+        limits,
+        Some(&to),
+        None,
+        &mut |_| {},
+    )
+    .unwrap();
+    if let End::Won(line) = &r.end {
+        check_win(deal, &steps_of(line)).unwrap_or_else(|e| panic!("a resumed line: {e}"));
+    }
+    r
+}
+
+/// Checkpoints: a search stopped by a budget leaves its checkpoint under the spill
+/// directory, and the same search run again takes it up: stopped twice and resumed, it
+/// ends exactly as the search run through (the same win line, or the same classes with
+/// the same positions, expanded the same number of times), and then leaves nothing behind.
+/// A stop redoes only the class it cut short, so the resumed runs expand no more in all
+/// than the budget of the last.
+#[test]
+fn a_checkpointed_search_resumes_where_it_stopped() {
+    // Deals of several classes (so that a cut falls after a checkpoint), won and lost:
+    // fortress 7 and castile 25 (6 and 8 classes), and wins from high start ranks.
+    let mut deals = vec![
+        Deal::from_seed(Variant::Fortress.rules(), 7),
+        Deal::from_seed(Variant::Castile.rules(), 25),
+    ];
+    'find: for v in [Variant::StreetsAndAlleys, Variant::Citadel] {
+        for seed in 1..=12 {
+            let deal = Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed);
+            let r = layered_raw(&deal, 50_000);
+            if r.classes.len() >= 6 && matches!(r.end, End::Won(_)) {
+                deals.push(deal);
+                if deals.len() == 5 {
+                    break 'find;
+                }
+            }
+        }
+    }
+    assert!(deals.len() >= 4, "{} deals", deals.len());
+    for deal in &deals {
+        let what = format!("{} {:?}", deal.rules.variant, deal.seed);
+        let once = tempfile::tempdir().unwrap();
+        let full = layered_checkpointed(deal, 400_000, once.path());
+        assert!(
+            full.classes.len() >= 6,
+            "{what}: {:?} {:?}",
+            full.classes,
+            full.end
+        );
+        assert_ne!(full.end, End::Unknown(Some(castle::Limit::Nodes)), "{what}");
+        assert_eq!(std::fs::read_dir(once.path()).unwrap().count(), 0, "{what}");
+        let root = tempfile::tempdir().unwrap();
+        for (i, part) in [3, 2].into_iter().enumerate() {
+            let cut = layered_checkpointed(deal, full.expanded / part, root.path());
+            assert_eq!(cut.end, End::Unknown(Some(castle::Limit::Nodes)), "{what}");
+            assert_eq!(cut.resumed_from.is_some(), i == 1, "{what}");
+            let kept: Vec<_> = std::fs::read_dir(root.path()).unwrap().collect();
+            assert_eq!(kept.len(), 1, "{what}: one directory kept");
+            let dir = kept[0].as_ref().unwrap().path();
+            assert!(dir.join("checkpoint.json").exists(), "{what}");
+        }
+        let resumed = layered_checkpointed(deal, 400_000, root.path());
+        // Taken up from the second cut's checkpoint, which the first cut's had begun.
+        let from = resumed.resumed_from.expect("a resumed search");
+        assert!(from > 0 && from <= full.expanded / 2, "{what}: {from}");
+        assert_eq!(resumed.end, full.end, "{what}");
+        assert_eq!(resumed.expanded, full.expanded, "{what}");
+        assert_eq!(resumed.classes, full.classes, "{what}");
+        assert_eq!(resumed.stored, full.stored, "{what}");
+        assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0, "{what}");
+    }
+}

@@ -298,6 +298,7 @@ impl Solver {
             written: r.disk_written,
             classes: r.classes_on_disk,
             error: r.disk_error.clone(),
+            resumed_from: r.resumed_from,
         });
         let (verdict, moves, limit, phase) = match r.end {
             layered::End::Won(line) => (Verdict::Solvable, line, None, Some(Phase::Layered)),

@@ -215,6 +215,8 @@ pub struct DiskUse {
     pub classes: u32,
     /// For [`Limit::Disk`]: what the file system answered.
     pub error: Option<String>,
+    /// Taken up from a checkpoint: the positions expanded before it (counted in `nodes`).
+    pub resumed_from: Option<u64>,
 }
 
 /// A solve that could not return its outcome: a bug, since the search's wins are replayed by

@@ -141,7 +141,7 @@ use super::{Limit, Limits, Progress};
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
-use spill::Spill;
+use spill::{Checkpoint, Spill};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -202,6 +202,8 @@ pub struct Report {
     pub classes_on_disk: u32,
     /// For [`Limit::Disk`]: what the spill directory answered.
     pub disk_error: Option<String>,
+    /// Taken up from a checkpoint: the positions it had expanded (counted in `expanded`).
+    pub resumed_from: Option<u64>,
 }
 
 impl Report {
@@ -235,21 +237,27 @@ pub enum LayeredError {
 }
 
 /// Where the layered search spills (`--spill DIR`, `--spill-max`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SpillTo {
     /// The directory under which the search makes its own.
     pub dir: std::sync::Arc<Path>,
     /// Most bytes its files may hold at once (a write past it ends the search as a full
     /// disk would: unknown, [`Limit::Disk`]).
     pub max_bytes: Option<u64>,
+    /// Write a checkpoint after a class closes when this many seconds have passed since the
+    /// last one, in a directory named after the deal, and take up the search from the
+    /// checkpoint found there (see "Checkpoints"). `None`: no checkpoints, and a directory
+    /// of the run's own.
+    pub checkpoint_secs: Option<f64>,
 }
 
 impl SpillTo {
-    /// Under `dir`, with no budget but the disk's.
+    /// Under `dir`, with no budget but the disk's, and no checkpoints.
     pub fn new(dir: &Path) -> SpillTo {
         SpillTo {
             dir: std::sync::Arc::from(dir),
             max_bytes: None,
+            checkpoint_secs: None,
         }
     }
 }
@@ -284,20 +292,34 @@ pub fn search(
         return Err(LayeredError::FoundationReturn);
     }
     let words = Position::new(deal).key_words();
-    let spill = spill
-        .map(|to| {
-            Spill::new(&to.dir, words, limits.memory_bytes, to.max_bytes).map_err(|e| {
-                LayeredError::SpillDir {
-                    dir: to.dir.display().to_string(),
-                    error: e.to_string(),
+    let description = format!("{deal:?} {prune:?} W{words}");
+    let every = spill.and_then(|to| to.checkpoint_secs);
+    let (spill, resume) = match spill {
+        None => (None, None),
+        Some(to) => {
+            let opened = match to.checkpoint_secs {
+                Some(_) => Spill::open(
+                    &to.dir,
+                    &description,
+                    words,
+                    limits.memory_bytes,
+                    to.max_bytes,
+                ),
+                None => {
+                    Spill::new(&to.dir, words, limits.memory_bytes, to.max_bytes).map(|s| (s, None))
                 }
-            })
-        })
-        .transpose()?;
+            };
+            let (s, ck) = opened.map_err(|e| LayeredError::SpillDir {
+                dir: to.dir.display().to_string(),
+                error: e.to_string(),
+            })?;
+            (Some(s), ck)
+        }
+    };
     Ok(if words == 3 {
-        Search::<3>::new(deal, prune, limits, spill, stop).run(progress)
+        Search::<3>::new(deal, prune, limits, spill, every, resume, stop).run(progress)
     } else {
-        Search::<4>::new(deal, prune, limits, spill, stop).run(progress)
+        Search::<4>::new(deal, prune, limits, spill, every, resume, stop).run(progress)
     })
 }
 
@@ -398,6 +420,13 @@ struct Search<'a, const W: usize> {
     pending_spilled: bool,
     classes_on_disk: u32,
     disk_error: Option<String>,
+    /// Checkpoints: the interval in seconds (none: no checkpoints), when the last was
+    /// written, the records it saved, and the checkpoint to take up at the start.
+    checkpoint_every: Option<f64>,
+    last_checkpoint: Instant,
+    saved_records: u64,
+    resume: Option<Checkpoint>,
+    resumed_from: Option<u64>,
     /// Where the walk stands: the position of the last node walked to, the line from the
     /// deal, and the nodes of its chain from the deal with the line's length before each
     /// node's edge.
@@ -420,6 +449,8 @@ impl<'a, const W: usize> Search<'a, W> {
         prune: Pruning,
         limits: Limits,
         spill: Option<Spill>,
+        checkpoint_every: Option<f64>,
+        resume: Option<Checkpoint>,
         stop: Option<&'a AtomicBool>,
     ) -> Self {
         let t0 = Instant::now();
@@ -441,6 +472,11 @@ impl<'a, const W: usize> Search<'a, W> {
             pending_spilled: false,
             classes_on_disk: 0,
             disk_error: None,
+            checkpoint_every,
+            last_checkpoint: t0,
+            saved_records: 0,
+            resume,
+            resumed_from: None,
             pos: Position::new(deal),
             hist: Vec::new(),
             chain: Vec::new(),
@@ -712,7 +748,11 @@ impl<'a, const W: usize> Search<'a, W> {
             Err(Halt::Won(line)) => End::Won(line),
             Err(Halt::Unknown(l)) => End::Unknown(l),
         };
-        let spill = self.spill.take();
+        let mut spill = self.spill.take();
+        if let Some(s) = &mut spill {
+            // Without a verdict the checkpoint stays for the next run.
+            s.keep(matches!(end, End::Unknown(_)));
+        }
         let stored = self.len as u64
             + self
                 .pending
@@ -741,10 +781,11 @@ impl<'a, const W: usize> Search<'a, W> {
             disk_written: spill.as_ref().map_or(0, Spill::written),
             classes_on_disk: self.classes_on_disk,
             disk_error: self.disk_error,
+            resumed_from: self.resumed_from,
         }
     }
 
-    /// The deal, then each level in turn.
+    /// The deal, then each level in turn (or, from a checkpoint, the class it names on).
     fn levels_loop(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<(), Halt> {
         autoplay(&mut self.pos, self.prune, false, &mut self.hist);
         if self.pos.is_won() {
@@ -755,20 +796,28 @@ impl<'a, const W: usize> Search<'a, W> {
         // Levels run up to every card home with the stock dealt.
         let top = self.deal.rules.cards() + self.seq + 1;
         self.pending = (0..top).map(|_| Classes::default()).collect();
-        self.push(Rec {
-            parent: 0,
-            mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
-        })?;
-        self.chain.push((0, 0));
-        self.current
-            .insert(self.pos.key::<W>().expect("key width from the bound"));
-        self.current_class = class_of(&self.pos);
-        self.close(first, 0, progress)?;
-        self.classes.push((first as u16, self.len as u64));
+        let (from_level, from_k) = match self.resume.take() {
+            Some(ck) => self.restore(ck)?,
+            None => {
+                self.push(Rec {
+                    parent: 0,
+                    mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
+                })?;
+                self.chain.push((0, 0));
+                self.current
+                    .insert(self.pos.key::<W>().expect("key width from the bound"));
+                self.current_class = class_of(&self.pos);
+                self.close(first, 0, progress)?;
+                self.classes.push((first as u16, self.len as u64));
+                self.current = Default::default();
+                self.maybe_checkpoint(first + 1, 0, top)?;
+                (first + 1, 0)
+            }
+        };
         // No other class of the deal's level is reachable: nothing enters a level's classes
         // but moves from lower levels. Then each level, class by class, in the order found.
-        for level in first + 1..top {
-            let mut k = 0;
+        for level in from_level..top {
+            let mut k = if level == from_level { from_k } else { 0 };
             // Closing a class only adds to higher levels: this level's list is fixed now.
             while k < self.pending[level].list.len() {
                 let p = self.pending[level].list[k]
@@ -789,10 +838,106 @@ impl<'a, const W: usize> Search<'a, W> {
                 self.classes.push((level as u16, (self.len - start) as u64));
                 self.current = Default::default();
                 k += 1;
+                self.maybe_checkpoint(level, k, top)?;
             }
             self.pending[level] = Classes::default();
         }
         Ok(())
+    }
+
+    /// Writes a checkpoint if they are on and the interval has passed since the last one;
+    /// class `next` of `level` is the next to close (see "Checkpoints").
+    fn maybe_checkpoint(&mut self, level: usize, next: usize, top: usize) -> Result<(), Halt> {
+        let Some(every) = self.checkpoint_every else {
+            return Ok(());
+        };
+        if self.last_checkpoint.elapsed().as_secs_f64() < every {
+            return Ok(());
+        }
+        // Every pending class to its file, so that the files hold all of them.
+        if !self.pending_spilled || self.pending_bytes > 0 {
+            self.spill_pending().map_err(|e| self.disk_failed(e))?;
+        }
+        let spill = self.spill.as_ref().expect("checkpoints need a directory");
+        let ck = Checkpoint {
+            search: self.description(),
+            records: self.len as u64,
+            expanded: self.expanded,
+            best_home: self.best_home,
+            classes_on_disk: self.classes_on_disk,
+            classes: self.classes.clone(),
+            level,
+            next,
+            pending: (level..top)
+                .map(|l| {
+                    let c = &self.pending[l];
+                    let list = (0..c.list.len())
+                        .map(|k| {
+                            let closed = l == level && k < next;
+                            (c.class[k], (!closed).then(|| spill.pending_len(l, k)))
+                        })
+                        .collect();
+                    (l, list)
+                })
+                .collect(),
+        };
+        let spill = self.spill.as_mut().expect("checkpoints need a directory");
+        let mut i = self.saved_records as usize;
+        let mut saved = Ok(());
+        while i < self.len && saved.is_ok() {
+            let (c, at) = (i / CHUNK, i % CHUNK);
+            let end = (self.len - c * CHUNK).min(CHUNK);
+            saved = spill.save_records(&self.chunks[c][at..end]);
+            i = c * CHUNK + end;
+        }
+        saved
+            .and_then(|()| spill.checkpoint(&ck))
+            .map_err(|e| self.disk_failed(e))?;
+        self.saved_records = self.len as u64;
+        self.last_checkpoint = Instant::now();
+        Ok(())
+    }
+
+    /// Takes up the search from a checkpoint: its records, counters and pending classes
+    /// (every one on disk); returns the class to close next.
+    fn restore(&mut self, ck: Checkpoint) -> Result<(usize, usize), Halt> {
+        let mut block = Vec::new();
+        while (self.len as u64) < ck.records {
+            let spill = self.spill.as_mut().expect("a checkpoint has a directory");
+            if let Err(e) = spill.saved_records_from(self.len as u64, &mut block) {
+                return Err(self.disk_failed(e));
+            }
+            if block.is_empty() {
+                break;
+            }
+            for &r in &block {
+                self.push(r)?;
+            }
+        }
+        debug_assert_eq!(self.len as u64, ck.records);
+        self.saved_records = ck.records;
+        self.chain.push((0, 0));
+        self.expanded = ck.expanded;
+        self.resumed_from = Some(ck.expanded);
+        self.best_home = ck.best_home;
+        self.classes_on_disk = ck.classes_on_disk;
+        self.classes = ck.classes;
+        self.pending_spilled = true;
+        for (level, list) in ck.pending {
+            let c = &mut self.pending[level];
+            for (class, len) in list {
+                c.index.insert(class, c.list.len());
+                c.list.push(len.map(|_| Pending::new(true)));
+                c.class.push(class);
+            }
+        }
+        Ok((ck.level, ck.next))
+    }
+
+    /// The search written out, for checkpoints: the deal (its rules included), the
+    /// reductions and the key width.
+    fn description(&self) -> String {
+        format!("{:?} {:?} W{W}", self.deal, self.prune)
     }
 
     /// Stores the entries of pending class `k` of `level`, which is on disk: its file's

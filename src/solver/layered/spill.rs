@@ -205,19 +205,74 @@ pub(super) struct Spill {
     seq: u64,
     /// The pending classes' files, by (level, number in level).
     pending: ahash::HashMap<(usize, usize), Log>,
+    /// The checkpoints' copy of the record array, and the records in it.
+    saved: Log,
+    /// Keep the directory at the end (it holds a checkpoint to resume from).
+    keep: bool,
+    /// With checkpoints: files of pending classes that have started since the last
+    /// checkpoint, which still names them (removed at the next one).
+    started: Vec<Log>,
+}
+
+/// What a checkpoint holds besides the files (see "Checkpoints" in the parent module).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct Checkpoint {
+    /// The deal, rules and reductions searched, written out: a checkpoint resumes only the
+    /// same search.
+    pub search: String,
+    /// Records in the `records` file that belong to the checkpoint.
+    pub records: u64,
+    pub expanded: u64,
+    pub best_home: u8,
+    pub classes_on_disk: u32,
+    /// Classes closed, as (level, positions).
+    pub classes: Vec<(u16, u64)>,
+    /// The next class to close: class `next` of `level`.
+    pub level: usize,
+    pub next: usize,
+    /// The pending classes of `level` and above, by level: each class's id and the records
+    /// of its file that belong to the checkpoint (`None` for a class of `level` closed).
+    pub pending: Vec<PendingLevel>,
+}
+
+/// A level's pending classes in a checkpoint: the level, and each class's id and records
+/// (`None`: closed).
+pub(super) type PendingLevel = (usize, Vec<(u64, Option<u64>)>);
+
+/// The checkpoint's file in the directory.
+const MANIFEST: &str = "checkpoint.json";
+
+/// A stable 64-bit hash (FNV-1a) of a search's description, for its directory's name.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// True when process `pid` runs (Linux: it has a `/proc` entry; elsewhere assumed).
+fn alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
 }
 
 /// Names the directories of the searches of one process apart.
 static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
 
 impl Spill {
-    /// A new directory under `root` (created if missing), for keys of `words` words, within
-    /// a memory budget of `memory` bytes: each write buffer holds an 8192nd of it, between
+    /// The buffers' size for a memory budget of `memory` bytes: an 8192nd of it, between
     /// 1 KiB and [`LOG_BUF`], so that the buffers of the partitions' files (two per
-    /// partition and one more) take at most about a 16th of the budget. The files may hold
-    /// `max` bytes at once (a write past it fails as a full disk would).
+    /// partition and one more) take at most about a 16th of the budget.
+    fn buf_for(memory: usize) -> usize {
+        (memory / 8192).clamp(1 << 10, LOG_BUF)
+    }
+
+    /// A new directory under `root` (created if missing), for keys of `words` words, within
+    /// a memory budget of `memory` bytes (see [`Spill::buf_for`]). The files may hold `max`
+    /// bytes at once (a write past it fails as a full disk would). Removed at the end.
     pub fn new(root: &Path, words: usize, memory: usize, max: Option<u64>) -> io::Result<Spill> {
-        let buf = (memory / 8192).clamp(1 << 10, LOG_BUF);
         fs::create_dir_all(root)?;
         let dir = loop {
             let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
@@ -228,8 +283,119 @@ impl Spill {
                 Err(e) => return Err(e),
             }
         };
+        Ok(Spill::in_dir(dir, words, memory, max))
+    }
+
+    /// The directory of the search `search` (its deal, rules and reductions written out)
+    /// under `root`, named by a hash of it, with the checkpoint found there if it is that
+    /// search's. A directory in use by a running process is not touched: a new one is made
+    /// (and nothing resumed). Whatever a checkpoint does not name (files of a class being
+    /// closed, records written after it) is removed.
+    pub fn open(
+        root: &Path,
+        search: &str,
+        words: usize,
+        memory: usize,
+        max: Option<u64>,
+    ) -> io::Result<(Spill, Option<Checkpoint>)> {
+        fs::create_dir_all(root)?;
+        let dir = root.join(format!("castle-layered-{:016x}", fnv(search)));
+        fs::create_dir_all(&dir)?;
+        let lock = dir.join("lock");
+        if let Ok(text) = fs::read_to_string(&lock) {
+            if text
+                .trim()
+                .parse::<u32>()
+                .is_ok_and(|pid| pid != std::process::id() && alive(pid))
+            {
+                return Ok((Spill::new(root, words, memory, max)?, None));
+            }
+        }
+        fs::write(&lock, std::process::id().to_string())?;
+        let mut spill = Spill::in_dir(dir, words, memory, max);
+        spill.keep = true;
+        let ck = fs::read_to_string(spill.dir.join(MANIFEST))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Checkpoint>(&t).ok())
+            .filter(|c| c.search == search);
+        // Everything but the lock, the manifest, the saved records and the pending files it
+        // names goes; those it names are cut back to their length at the checkpoint.
+        let mut named: ahash::HashMap<String, u64> = Default::default();
+        if let Some(c) = &ck {
+            named.insert("records".into(), c.records * 8);
+            for (level, list) in &c.pending {
+                for (k, &(_, len)) in list.iter().enumerate() {
+                    if let Some(len) = len {
+                        named.insert(format!("pending-{level}-{k}"), len * 8);
+                    }
+                }
+            }
+        }
+        for entry in fs::read_dir(&spill.dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "lock" || (name == MANIFEST && ck.is_some()) {
+                continue;
+            }
+            match named.get(&name) {
+                Some(&bytes) if entry.metadata()?.len() >= bytes => {
+                    let file = OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .open(entry.path())?;
+                    file.set_len(bytes)?;
+                    let log = Log {
+                        file: Some(file),
+                        on_disk: bytes,
+                        ..Log::new(entry.path(), 8, spill.buf)
+                    };
+                    spill.io.on_disk += bytes;
+                    if name == "records" {
+                        spill.saved = log;
+                    } else {
+                        let mut parts = name["pending-".len()..].split('-');
+                        let mut num = || parts.next().and_then(|p| p.parse::<usize>().ok());
+                        let (level, k) = (num().unwrap_or(0), num().unwrap_or(0));
+                        spill.pending.insert((level, k), log);
+                    }
+                }
+                // A file shorter than the checkpoint says: the checkpoint cannot be used.
+                Some(_) => return Spill::fresh(spill, search),
+                None => fs::remove_file(entry.path())?,
+            }
+        }
+        if let Some(c) = &ck {
+            let all_there = c.pending.iter().all(|(level, list)| {
+                list.iter().enumerate().all(|(k, &(_, len))| {
+                    len.map_or(true, |n| n == 0 || spill.pending.contains_key(&(*level, k)))
+                })
+            }) && (c.records == 0 || spill.saved.file.is_some());
+            if !all_there {
+                return Spill::fresh(spill, search);
+            }
+        }
+        spill.io.peak = spill.io.on_disk;
+        Ok((spill, ck))
+    }
+
+    /// `spill`'s directory emptied (but for its lock), for a search from the start.
+    fn fresh(mut spill: Spill, _search: &str) -> io::Result<(Spill, Option<Checkpoint>)> {
+        spill.pending.clear();
+        spill.saved = Log::new(spill.dir.join("records"), 8, spill.buf);
+        spill.io.on_disk = 0;
+        for entry in fs::read_dir(&spill.dir)? {
+            let entry = entry?;
+            if entry.file_name() != "lock" {
+                fs::remove_file(entry.path())?;
+            }
+        }
+        Ok((spill, None))
+    }
+
+    fn in_dir(dir: PathBuf, words: usize, memory: usize, max: Option<u64>) -> Spill {
+        let buf = Spill::buf_for(memory);
         let log = |name: String, size: usize| Log::new(dir.join(name), size, buf);
-        Ok(Spill {
+        Spill {
             visited: (0..PARTS)
                 .map(|p| log(format!("visited-{p}"), words * 8))
                 .collect(),
@@ -237,6 +403,7 @@ impl Spill {
                 .map(|p| log(format!("cand-{p}"), words * 8 + 8))
                 .collect(),
             recs: log("recs".into(), 8),
+            saved: log("records".into(), 8),
             dir,
             io: Io {
                 max,
@@ -246,7 +413,61 @@ impl Spill {
             buf,
             seq: 0,
             pending: Default::default(),
-        })
+            keep: false,
+            started: Vec::new(),
+        }
+    }
+
+    /// Appends records to the saved records (those stored since the last checkpoint, in
+    /// order, before [`Spill::checkpoint`]).
+    pub fn save_records(&mut self, records: &[Rec]) -> io::Result<()> {
+        for &r in records {
+            self.saved.push(&rec_bytes(r), &mut self.io)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a checkpoint: the saved records and the pending classes' files to the disk,
+    /// then the manifest, written whole and renamed over the old one, so that a checkpoint
+    /// is never half written. The files must hold what `ck` says they hold.
+    pub fn checkpoint(&mut self, ck: &Checkpoint) -> io::Result<()> {
+        self.saved.flush(&mut self.io)?;
+        debug_assert_eq!(self.saved.len(), ck.records);
+        if let Some(f) = &self.saved.file {
+            f.sync_data()?;
+        }
+        for log in self.pending.values() {
+            if let Some(f) = &log.file {
+                f.sync_data()?;
+            }
+        }
+        let tmp = self.dir.join("checkpoint.tmp");
+        let text = serde_json::to_string(ck).map_err(io::Error::other)?;
+        let mut f = File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        fs::rename(&tmp, self.dir.join(MANIFEST))?;
+        self.keep = true;
+        for mut log in std::mem::take(&mut self.started) {
+            log.clear(&mut self.io)?;
+        }
+        Ok(())
+    }
+
+    /// Sets `out` to the saved records from `from` on (at most [`READ_ENTRIES`]; empty past
+    /// the end).
+    pub fn saved_records_from(&mut self, from: u64, out: &mut Vec<Rec>) -> io::Result<()> {
+        let mut raw = Vec::new();
+        self.saved.read_range(from, READ_ENTRIES, &mut raw)?;
+        out.clear();
+        out.extend(raw.chunks_exact(8).map(rec_from));
+        Ok(())
+    }
+
+    /// Whether the directory stays at the end: with `true` (a search that ended without a
+    /// verdict) it does if it holds a checkpoint; with `false` it goes.
+    pub fn keep(&mut self, keep: bool) {
+        self.keep = keep && self.dir.join(MANIFEST).exists();
     }
 
     /// The directory.
@@ -425,10 +646,15 @@ impl Spill {
         Ok(())
     }
 
-    /// Removes pending class `k` of `level`'s file (the class has started).
+    /// Removes pending class `k` of `level`'s file (the class has started): at once, or,
+    /// with checkpoints, at the next one (the last one needs it to resume).
     pub fn drop_pending(&mut self, level: usize, k: usize) -> io::Result<()> {
         if let Some(mut log) = self.pending.remove(&(level, k)) {
-            log.clear(&mut self.io)?;
+            if self.keep {
+                self.started.push(log);
+            } else {
+                log.clear(&mut self.io)?;
+            }
         }
         Ok(())
     }
@@ -436,9 +662,13 @@ impl Spill {
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        // Nothing in the directory outlives the search; a failure to remove it leaves files
-        // behind, not a wrong verdict.
-        let _ = fs::remove_dir_all(&self.dir);
+        // A failure to remove files leaves them behind, not a wrong verdict.
+        if self.keep {
+            // The checkpoint stays for the next run; the files it does not name go then.
+            let _ = fs::remove_file(self.dir.join("lock"));
+        } else {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
