@@ -592,6 +592,11 @@ impl<'a, const W: usize> Search<'a, W> {
         self.current = Default::default();
         self.on_disk = true;
         self.classes_on_disk += 1;
+        // The cache of candidates, if its bytes fit (it only saves disk traffic).
+        let want = self.spill.as_ref().map_or(0, Spill::cache_bytes);
+        if self.room(want) {
+            self.spill.as_mut().expect("a spill directory").make_cache();
+        }
         Ok(())
     }
 

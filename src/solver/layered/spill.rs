@@ -50,14 +50,20 @@ fn rec_from(b: &[u8]) -> Rec {
     }
 }
 
-/// The partition of a key.
+/// A hash of a key: its top byte picks the partition, its low bits the cache's slot.
 #[inline]
-fn part_of(key: &[u64]) -> usize {
+fn hash(key: &[u64]) -> u64 {
     let mut h = 0u64;
     for &w in key {
         h = (h ^ w).wrapping_mul(KEY_HASH_MUL).rotate_left(29);
     }
-    (h.wrapping_mul(KEY_HASH_MUL) >> 56) as usize % PARTS
+    h.wrapping_mul(KEY_HASH_MUL)
+}
+
+/// The partition of a key.
+#[inline]
+fn part_of(key: &[u64]) -> usize {
+    (hash(key) >> 56) as usize % PARTS
 }
 
 /// The byte counters of the directory, and its budget.
@@ -212,6 +218,12 @@ pub(super) struct Spill {
     /// With checkpoints: files of pending classes that have started since the last
     /// checkpoint, which still names them (removed at the next one).
     started: Vec<Log>,
+    /// A direct-mapped cache of keys met by [`Spill::candidate`] (`words` words a slot; all
+    /// zero: empty), made at the first candidate, and its slots minus one.
+    cache: Vec<u64>,
+    cache_mask: usize,
+    /// Slots of the cache (a power of two).
+    cache_slots: usize,
 }
 
 /// What a checkpoint holds besides the files (see "Checkpoints" in the parent module).
@@ -392,6 +404,13 @@ impl Spill {
         Ok((spill, None))
     }
 
+    /// Slots of the candidates' cache for a budget of `memory` bytes: a 16th of it, rounded
+    /// down to a power of two, at least 1,024.
+    fn cache_slots_for(memory: usize, words: usize) -> usize {
+        let slots = (memory / 16 / (words * 8)).max(1024);
+        1 << (usize::BITS - 1 - slots.leading_zeros())
+    }
+
     fn in_dir(dir: PathBuf, words: usize, memory: usize, max: Option<u64>) -> Spill {
         let buf = Spill::buf_for(memory);
         let log = |name: String, size: usize| Log::new(dir.join(name), size, buf);
@@ -415,6 +434,9 @@ impl Spill {
             pending: Default::default(),
             keep: false,
             started: Vec::new(),
+            cache: Vec::new(),
+            cache_mask: 0,
+            cache_slots: Spill::cache_slots_for(memory, words),
         }
     }
 
@@ -498,7 +520,8 @@ impl Spill {
             .chain(std::iter::once(&self.recs))
             .chain(self.pending.values())
             .map(|l| l.buf.capacity())
-            .sum()
+            .sum::<usize>()
+            + self.cache.capacity() * 8
     }
 
     /// Adds a key to the class's stored keys (a class going to disk hands over its set).
@@ -511,18 +534,42 @@ impl Spill {
         self.visited[part_of(key)].push(&e[..n], &mut self.io)
     }
 
-    /// Adds a candidate of the layer being expanded: its key and record.
+    /// Adds a candidate of the layer being expanded, its key and record, unless the cache
+    /// shows it need not be written: a key in the cache was written as a candidate before
+    /// (in this layer, or in an earlier one, and then stored by [`Spill::settle`] or found
+    /// stored already), so the candidate would not be new. Dropping it changes nothing that
+    /// settling decides: the first candidate of a key still comes first.
     pub fn candidate(&mut self, key: &[u64], rec: Rec) -> io::Result<()> {
+        let n = key.len();
+        // An empty slot is all zeros: an all-zero key (none is: the won position, with
+        // every pile empty, never becomes a candidate) is never taken as cached.
+        if !self.cache.is_empty() && key.iter().any(|&w| w != 0) {
+            let slot = (hash(key) as usize & self.cache_mask) * n;
+            if &self.cache[slot..slot + n] == key {
+                return Ok(());
+            }
+            self.cache[slot..slot + n].copy_from_slice(key);
+        }
         let mut e = [0u8; 40];
-        let n = key.len() * 8;
         for (i, w) in key.iter().enumerate() {
             e[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
         }
-        e[n..n + 8].copy_from_slice(&self.seq.to_le_bytes());
-        self.cand[part_of(key)].push(&e[..n + 8], &mut self.io)?;
+        e[n * 8..n * 8 + 8].copy_from_slice(&self.seq.to_le_bytes());
+        self.cand[part_of(key)].push(&e[..n * 8 + 8], &mut self.io)?;
         self.recs.push(&rec_bytes(rec), &mut self.io)?;
         self.seq += 1;
         Ok(())
+    }
+
+    /// Bytes of the candidates' cache ([`Spill::make_cache`]).
+    pub fn cache_bytes(&self) -> usize {
+        self.cache_slots * self.words * 8
+    }
+
+    /// Makes the candidates' cache (the class going to disk; the caller made room for it).
+    pub fn make_cache(&mut self) {
+        self.cache = vec![0; self.cache_slots * self.words];
+        self.cache_mask = self.cache_slots - 1;
     }
 
     /// Candidates waiting for [`Spill::settle`].
@@ -597,8 +644,9 @@ impl Spill {
         self.recs.clear(&mut self.io)
     }
 
-    /// Ends the class on disk: its stored keys go.
+    /// Ends the class on disk: its stored keys go, and the cache's.
     pub fn end_class(&mut self) -> io::Result<()> {
+        self.cache = Vec::new();
         for p in 0..PARTS {
             self.visited[p].clear(&mut self.io)?;
             self.cand[p].clear(&mut self.io)?;
