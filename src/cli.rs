@@ -479,6 +479,11 @@ pub struct BudgetArgs {
     /// needs more ends unknown, as on a full disk). Default: what the disk holds.
     #[arg(long, value_name = "GIB", requires = "spill", value_parser = parse_gib)]
     pub spill_max: Option<u64>,
+    /// With --spill: seconds between two checkpoints (written when a class of positions
+    /// closes). A search stopped without a verdict (a budget, Ctrl-C, a crash) leaves its
+    /// last checkpoint in DIR, and the same command run again takes it up.
+    #[arg(long, value_name = "SECONDS", requires = "spill", default_value_t = CHECKPOINT_SECS)]
+    pub checkpoint_every: f64,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
     #[arg(long, help_heading = TUNING, default_value_t = castle::solver::PROBE_NODES, value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "no_probes")]
@@ -791,7 +796,10 @@ impl BudgetArgs {
                 Some(dir) => Some(castle::solver::layered::SpillTo {
                     dir: spill_dir(dir)?,
                     max_bytes: self.spill_max,
-                    checkpoint_secs: Some(CHECKPOINT_SECS),
+                    checkpoint_secs: Some(
+                        seconds_flag("--checkpoint-every", self.checkpoint_every)?
+                            .unwrap_or(f64::INFINITY),
+                    ),
                 }),
                 None => None,
             },

@@ -576,3 +576,32 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0, "{what}");
     }
 }
+
+/// On the command line: `solve --spill DIR` stopped by a budget leaves its checkpoint, and
+/// the same command without the budget says it resumed and decides the deal as the usual
+/// search does.
+#[test]
+fn solve_resumes_from_its_checkpoint_on_the_command_line() {
+    let spill = tempfile::tempdir().unwrap();
+    let args = [
+        "solve",
+        "-v",
+        "castile",
+        "-s",
+        "25",
+        "--spill",
+        spill.path().to_str().unwrap(),
+        "--checkpoint-every",
+        "0.000001",
+    ];
+    let cut = common::run_ok(&[&args[..], &["--max-nodes", "400"]].concat());
+    assert!(cut.contains("unknown"), "{cut}");
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 1);
+    let done = common::run_ok(&args);
+    assert!(done.contains("resumed from the checkpoint"), "{done}");
+    // The usual search's verdict on the deal.
+    let usual = common::run_ok(&["solve", "-v", "castile", "-s", "25"]);
+    assert!(usual.contains("unsolvable:"), "{usual}");
+    assert!(done.contains("unsolvable:"), "{done}");
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+}
