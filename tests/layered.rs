@@ -365,7 +365,7 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
             deals.push(Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed));
         }
     }
-    let (mut classes_on_disk, mut pending_on_disk) = (0, 0);
+    let (mut classes_on_disk, mut pending_on_disk, mut early) = (0, 0, 0);
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);
         let mem = layered_spill(deal, 400_000, 1 << 30, false);
@@ -386,7 +386,9 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
         assert!(disk.peak_bytes <= budget, "{what}: {}", disk.peak_bytes);
         classes_on_disk += usize::from(disk.classes_on_disk > 0);
         pending_on_disk += usize::from(disk.disk_written > 0);
+        early += disk.early_settles;
     }
+    assert!(early > 0, "no layer was settled before its end");
     eprintln!(
         "{} deals, {classes_on_disk} with a class on disk, {pending_on_disk} wrote",
         deals.len()

@@ -152,6 +152,10 @@ pub const CHUNK: usize = 1 << 16;
 /// Positions expanded between two looks at the clock, the memory and the stop flag.
 const CHECK_EVERY: u64 = 1 << 12;
 
+/// Candidates of a class on disk that are settled before the layer ends once they are as many
+/// as the keys stored (see [`Search::intake`]), but never fewer than this.
+const SETTLE_MIN: u64 = 1 << 16;
+
 /// Positions expanded between two progress reports.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -204,6 +208,8 @@ pub struct Report {
     pub disk_error: Option<String>,
     /// Taken up from a checkpoint: the positions it had expanded (counted in `expanded`).
     pub resumed_from: Option<u64>,
+    /// Settles of a class on disk made before their layer ended (see [`Search::intake`]).
+    pub early_settles: u64,
 }
 
 impl Report {
@@ -420,6 +426,9 @@ struct Search<'a, const W: usize> {
     pending_spilled: bool,
     classes_on_disk: u32,
     disk_error: Option<String>,
+    /// Keys stored for the class on disk, as of the last settle.
+    disk_stored: u64,
+    early_settles: u64,
     /// Checkpoints: the interval in seconds (none: no checkpoints), when the last was
     /// written, the records it saved, and the checkpoint to take up at the start.
     checkpoint_every: Option<f64>,
@@ -472,6 +481,8 @@ impl<'a, const W: usize> Search<'a, W> {
             pending_spilled: false,
             classes_on_disk: 0,
             disk_error: None,
+            disk_stored: 0,
+            early_settles: 0,
             checkpoint_every,
             last_checkpoint: t0,
             saved_records: 0,
@@ -592,6 +603,7 @@ impl<'a, const W: usize> Search<'a, W> {
         self.current = Default::default();
         self.on_disk = true;
         self.classes_on_disk += 1;
+        self.disk_stored = self.spill.as_ref().map_or(0, Spill::stored);
         // The cache of candidates, if its bytes fit (it only saves disk traffic).
         let want = self.spill.as_ref().map_or(0, Spill::cache_bytes);
         if self.room(want) {
@@ -655,6 +667,16 @@ impl<'a, const W: usize> Search<'a, W> {
         spill
             .candidate(&key, rec)
             .map_err(|e| self.disk_failed(e))?;
+        // Settling before the layer ends bounds the candidates on disk by the keys stored
+        // (each settle reads the stored keys once, so at most twice the reading in all).
+        // Exact and in the same order: the new positions settled now are stored behind
+        // those stored before, in the order generated, as the in-memory queue stores them,
+        // and later candidates are compared with them as with the others.
+        let n = self.spill.as_ref().map_or(0, Spill::candidates);
+        if n >= SETTLE_MIN && n >= self.disk_stored {
+            self.early_settles += 1;
+            self.settle()?;
+        }
         Ok(())
     }
 
@@ -703,6 +725,11 @@ impl<'a, const W: usize> Search<'a, W> {
             .as_mut()
             .expect("a class on disk has a directory");
         spill.end_layer().map_err(|e| self.disk_failed(e))?;
+        let spill = self
+            .spill
+            .as_ref()
+            .expect("a class on disk has a directory");
+        self.disk_stored = spill.stored();
         Ok(any)
     }
 
@@ -787,6 +814,7 @@ impl<'a, const W: usize> Search<'a, W> {
             classes_on_disk: self.classes_on_disk,
             disk_error: self.disk_error,
             resumed_from: self.resumed_from,
+            early_settles: self.early_settles,
         }
     }
 

@@ -572,6 +572,11 @@ impl Spill {
         self.cache_mask = self.cache_slots - 1;
     }
 
+    /// Keys stored for the class on disk.
+    pub fn stored(&self) -> u64 {
+        self.visited.iter().map(Log::len).sum()
+    }
+
     /// Candidates waiting for [`Spill::settle`].
     pub fn candidates(&self) -> u64 {
         self.seq
