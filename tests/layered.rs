@@ -494,9 +494,19 @@ fn batch_retries_unknown_deals_with_a_spill_directory() {
 
 /// The layered search with checkpoints after every class, under `root`, within `nodes`.
 fn layered_checkpointed(deal: &Deal, nodes: u64, root: &std::path::Path) -> layered::Report {
+    layered_checkpointed_in(deal, nodes, 1 << 30, root)
+}
+
+/// The same within `memory` bytes.
+fn layered_checkpointed_in(
+    deal: &Deal,
+    nodes: u64,
+    memory: usize,
+    root: &std::path::Path,
+) -> layered::Report {
     let limits = Limits {
         max_nodes: Some(nodes),
-        memory_bytes: 1 << 30,
+        memory_bytes: memory,
         ..Limits::default()
     };
     let to = layered::SpillTo {
@@ -606,4 +616,61 @@ fn solve_resumes_from_its_checkpoint_on_the_command_line() {
     assert!(usual.contains("unsolvable:"), "{usual}");
     assert!(done.contains("unsolvable:"), "{done}");
     assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+}
+
+/// Checkpoints inside a class on disk, between two of its layers: under a memory budget that
+/// sends classes to disk, a search cut seven times and resumed ends exactly as the search run
+/// through, and at least one cut fell inside a class on disk (its checkpoint names it).
+#[test]
+fn a_class_on_disk_resumes_between_its_layers() {
+    let mut in_class = 0;
+    let mut tried = 0;
+    for v in [
+        Variant::BeleagueredCastle,
+        Variant::StreetsAndAlleys,
+        Variant::Citadel,
+    ] {
+        for seed in 1..=6 {
+            let deal = Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed);
+            let what = format!("{v:?} {seed}");
+            let mem = layered_spill(&deal, 400_000, 1 << 30, false);
+            let recs = (mem.stored as usize).div_ceil(layered::CHUNK) * layered::CHUNK * 8;
+            let budget = recs + mem.peak_bytes.saturating_sub(recs) / 3 + (1 << 20);
+            let once = tempfile::tempdir().unwrap();
+            let full = layered_checkpointed_in(&deal, 400_000, budget, once.path());
+            // (A deal cut by the node budget is compared at that budget.)
+            if full.classes_on_disk == 0 {
+                continue;
+            }
+            tried += 1;
+            let root = tempfile::tempdir().unwrap();
+            for eighths in 1..=7 {
+                let nodes = full.expanded * eighths / 8;
+                let cut = layered_checkpointed_in(&deal, nodes, budget, root.path());
+                if cut.end != End::Unknown(Some(castle::Limit::Nodes)) {
+                    // Memory: this deal's budget is too tight to be cut here.
+                    break;
+                }
+                for dir in std::fs::read_dir(root.path()).unwrap() {
+                    let manifest = dir.unwrap().path().join("checkpoint.json");
+                    let text = std::fs::read_to_string(manifest).unwrap_or_default();
+                    in_class += usize::from(text.contains("\"class\":{"));
+                }
+            }
+            let kept = std::fs::read_dir(root.path()).unwrap().count();
+            let resumed = layered_checkpointed_in(&deal, 400_000, budget, root.path());
+            assert_eq!(resumed.resumed_from.is_some(), kept > 0, "{what}");
+            assert_eq!(resumed.end, full.end, "{what}");
+            assert_eq!(resumed.expanded, full.expanded, "{what}");
+            assert_eq!(resumed.classes, full.classes, "{what}");
+            assert_eq!(resumed.stored, full.stored, "{what}");
+            // A verdict removes the directory; a budget keeps the checkpoint.
+            let left = std::fs::read_dir(root.path()).unwrap().count();
+            assert_eq!(left > 0, matches!(full.end, End::Unknown(_)), "{what}");
+        }
+    }
+    assert!(
+        tried >= 2 && in_class >= 1,
+        "{tried} deals, {in_class} cuts inside a class"
+    );
 }

@@ -141,7 +141,7 @@ use super::{Limit, Limits, Progress};
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
-use spill::{Checkpoint, Spill};
+use spill::{Checkpoint, ClassCheckpoint, Spill};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -392,6 +392,15 @@ fn set_bytes<const W: usize>(cap: usize) -> usize {
     slots * (W * 8 + 1)
 }
 
+/// A class on disk at a checkpoint between two layers: its number in its level, its first
+/// record, and the next record to expand.
+#[derive(Clone, Copy)]
+struct InClass {
+    k: usize,
+    start: usize,
+    next: usize,
+}
+
 /// Why the search loop stopped early.
 enum Halt {
     Won(Vec<Move>),
@@ -428,6 +437,8 @@ struct Search<'a, const W: usize> {
     disk_error: Option<String>,
     /// Keys stored for the class on disk, as of the last settle.
     disk_stored: u64,
+    /// One past the highest level.
+    top: usize,
     early_settles: u64,
     /// Checkpoints: the interval in seconds (none: no checkpoints), when the last was
     /// written, the records it saved, and the checkpoint to take up at the start.
@@ -482,6 +493,7 @@ impl<'a, const W: usize> Search<'a, W> {
             classes_on_disk: 0,
             disk_error: None,
             disk_stored: 0,
+            top: 0,
             early_settles: 0,
             checkpoint_every,
             last_checkpoint: t0,
@@ -828,9 +840,21 @@ impl<'a, const W: usize> Search<'a, W> {
         let first = self.level(&self.pos);
         // Levels run up to every card home with the stock dealt.
         let top = self.deal.rules.cards() + self.seq + 1;
+        self.top = top;
         self.pending = (0..top).map(|_| Classes::default()).collect();
         let (from_level, from_k) = match self.resume.take() {
-            Some(ck) => self.restore(ck)?,
+            Some(ck) => {
+                let (level, next, class) = self.restore(ck)?;
+                if let Some(c) = class {
+                    // The class cut between two of its layers, on disk: on from there.
+                    self.close(level, c.start, c.next, c.k, progress)?;
+                    self.classes
+                        .push((level as u16, (self.len - c.start) as u64));
+                    self.on_disk = false;
+                    self.maybe_checkpoint(level, next, top, None)?;
+                }
+                (level, next)
+            }
             None => {
                 self.push(Rec {
                     parent: 0,
@@ -840,10 +864,10 @@ impl<'a, const W: usize> Search<'a, W> {
                 self.current
                     .insert(self.pos.key::<W>().expect("key width from the bound"));
                 self.current_class = class_of(&self.pos);
-                self.close(first, 0, progress)?;
+                self.close(first, 0, 0, 0, progress)?;
                 self.classes.push((first as u16, self.len as u64));
                 self.current = Default::default();
-                self.maybe_checkpoint(first + 1, 0, top)?;
+                self.maybe_checkpoint(first + 1, 0, top, None)?;
                 (first + 1, 0)
             }
         };
@@ -867,24 +891,34 @@ impl<'a, const W: usize> Search<'a, W> {
                     }
                     self.current = p.keys;
                 }
-                self.close(level, start, progress)?;
+                self.close(level, start, start, k, progress)?;
                 self.classes.push((level as u16, (self.len - start) as u64));
                 self.current = Default::default();
                 k += 1;
-                self.maybe_checkpoint(level, k, top)?;
+                self.maybe_checkpoint(level, k, top, None)?;
             }
             self.pending[level] = Classes::default();
         }
         Ok(())
     }
 
+    /// Whether checkpoints are on and the interval has passed since the last one.
+    fn checkpoint_due(&self) -> bool {
+        self.checkpoint_every
+            .is_some_and(|every| self.last_checkpoint.elapsed().as_secs_f64() >= every)
+    }
+
     /// Writes a checkpoint if they are on and the interval has passed since the last one;
-    /// class `next` of `level` is the next to close (see "Checkpoints").
-    fn maybe_checkpoint(&mut self, level: usize, next: usize, top: usize) -> Result<(), Halt> {
-        let Some(every) = self.checkpoint_every else {
-            return Ok(());
-        };
-        if self.last_checkpoint.elapsed().as_secs_f64() < every {
+    /// class `next` of `level` is the next to close, after `class` (the class on disk being
+    /// closed, between two of its layers) if any (see "Checkpoints").
+    fn maybe_checkpoint(
+        &mut self,
+        level: usize,
+        next: usize,
+        top: usize,
+        class: Option<InClass>,
+    ) -> Result<(), Halt> {
+        if !self.checkpoint_due() {
             return Ok(());
         }
         // Every pending class to its file, so that the files hold all of them.
@@ -901,6 +935,13 @@ impl<'a, const W: usize> Search<'a, W> {
             classes: self.classes.clone(),
             level,
             next,
+            class: class.map(|c| ClassCheckpoint {
+                k: c.k,
+                class: self.current_class,
+                start: c.start as u64,
+                next: c.next as u64,
+                visited: spill.visited_lens(),
+            }),
             pending: (level..top)
                 .map(|l| {
                     let c = &self.pending[l];
@@ -932,8 +973,9 @@ impl<'a, const W: usize> Search<'a, W> {
     }
 
     /// Takes up the search from a checkpoint: its records, counters and pending classes
-    /// (every one on disk); returns the class to close next.
-    fn restore(&mut self, ck: Checkpoint) -> Result<(usize, usize), Halt> {
+    /// (every one on disk), and the class on disk it was cut in, if any; returns the class
+    /// to close next and that one.
+    fn restore(&mut self, ck: Checkpoint) -> Result<(usize, usize, Option<InClass>), Halt> {
         let mut block = Vec::new();
         while (self.len as u64) < ck.records {
             let spill = self.spill.as_mut().expect("a checkpoint has a directory");
@@ -964,7 +1006,22 @@ impl<'a, const W: usize> Search<'a, W> {
                 c.class.push(class);
             }
         }
-        Ok((ck.level, ck.next))
+        let class = ck.class.map(|c| {
+            // Its stored keys are the partitions' files, cut back to the checkpoint.
+            self.current_class = c.class;
+            self.on_disk = true;
+            self.disk_stored = c.visited.iter().sum();
+            let want = self.spill.as_ref().map_or(0, Spill::cache_bytes);
+            if self.room(want) {
+                self.spill.as_mut().expect("a directory").make_cache();
+            }
+            InClass {
+                k: c.k,
+                start: c.start as usize,
+                next: c.next as usize,
+            }
+        });
+        Ok((ck.level, ck.next, class))
     }
 
     /// The search written out, for checkpoints: the deal (its rules included), the
@@ -1022,15 +1079,19 @@ impl<'a, const W: usize> Search<'a, W> {
         self.intake(key, r)
     }
 
-    /// Closes `level`, whose positions start at index `start`.
+    /// Closes the class being closed, of `level`, whose positions start at index `start`,
+    /// expanding from index `from` on; `k` is its number in its level (0 for the deal's
+    /// class, alone in its level), for checkpoints between its layers.
     fn close(
         &mut self,
         level: usize,
         start: usize,
+        from: usize,
+        k: usize,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), Halt> {
         let mut list = MoveList::default();
-        let mut i = start;
+        let mut i = from;
         loop {
             if i == self.len {
                 // On disk, the layer just expanded left its children as candidates.
@@ -1050,6 +1111,14 @@ impl<'a, const W: usize> Search<'a, W> {
                     return Err(Halt::Unknown(None));
                 }
                 self.make_room(0, true)?;
+                if self.on_disk && self.checkpoint_due() {
+                    // Between two expansions, with the candidates settled (exact at any
+                    // point: see `intake`), every stored position before `i` is expanded
+                    // and nothing waits: a checkpoint can take up the class from here.
+                    self.settle()?;
+                    let class = InClass { k, start, next: i };
+                    self.maybe_checkpoint(level, k + 1, self.top, Some(class))?;
+                }
             }
             if self.expanded % PROGRESS_EVERY == 0 && self.expanded > 0 {
                 progress(&Progress {

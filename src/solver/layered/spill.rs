@@ -243,8 +243,26 @@ pub(super) struct Checkpoint {
     pub level: usize,
     pub next: usize,
     /// The pending classes of `level` and above, by level: each class's id and the records
-    /// of its file that belong to the checkpoint (`None` for a class of `level` closed).
+    /// of its file that belong to the checkpoint (`None` for a class of `level` closed or
+    /// being closed).
     pub pending: Vec<PendingLevel>,
+    /// The class on disk the checkpoint was written in, between two of its layers.
+    #[serde(default)]
+    pub class: Option<ClassCheckpoint>,
+}
+
+/// A class on disk at a checkpoint (see [`Checkpoint::class`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct ClassCheckpoint {
+    /// Its number in its level.
+    pub k: usize,
+    /// Its id (foundation heights).
+    pub class: u64,
+    /// Its first record, and the next to expand.
+    pub start: u64,
+    pub next: u64,
+    /// Keys in each partition's file of stored keys.
+    pub visited: Vec<u64>,
 }
 
 /// A level's pending classes in a checkpoint: the level, and each class's id and records
@@ -335,6 +353,9 @@ impl Spill {
         let mut named: ahash::HashMap<String, u64> = Default::default();
         if let Some(c) = &ck {
             named.insert("records".into(), c.records * 8);
+            for (p, &n) in c.class.iter().flat_map(|c| c.visited.iter().enumerate()) {
+                named.insert(format!("visited-{p}"), n * words as u64 * 8);
+            }
             for (level, list) in &c.pending {
                 for (k, &(_, len)) in list.iter().enumerate() {
                     if let Some(len) = len {
@@ -356,14 +377,24 @@ impl Spill {
                         .write(true)
                         .open(entry.path())?;
                     file.set_len(bytes)?;
+                    let size = if name.starts_with("visited-") {
+                        words * 8
+                    } else {
+                        8
+                    };
                     let log = Log {
                         file: Some(file),
                         on_disk: bytes,
-                        ..Log::new(entry.path(), 8, spill.buf)
+                        ..Log::new(entry.path(), size, spill.buf)
                     };
                     spill.io.on_disk += bytes;
                     if name == "records" {
                         spill.saved = log;
+                    } else if let Some(p) = name.strip_prefix("visited-") {
+                        match p.parse::<usize>() {
+                            Ok(p) if p < PARTS => spill.visited[p] = log,
+                            _ => return Spill::fresh(spill, search),
+                        }
                     } else {
                         let mut parts = name["pending-".len()..].split('-');
                         let mut num = || parts.next().and_then(|p| p.parse::<usize>().ok());
@@ -449,11 +480,24 @@ impl Spill {
         Ok(())
     }
 
+    /// Keys in each partition's file of stored keys (the class on disk).
+    pub fn visited_lens(&self) -> Vec<u64> {
+        self.visited.iter().map(Log::len).collect()
+    }
+
     /// Writes a checkpoint: the saved records and the pending classes' files to the disk,
     /// then the manifest, written whole and renamed over the old one, so that a checkpoint
     /// is never half written. The files must hold what `ck` says they hold.
     pub fn checkpoint(&mut self, ck: &Checkpoint) -> io::Result<()> {
         self.saved.flush(&mut self.io)?;
+        if ck.class.is_some() {
+            for log in &mut self.visited {
+                log.flush(&mut self.io)?;
+                if let Some(f) = &log.file {
+                    f.sync_data()?;
+                }
+            }
+        }
         debug_assert_eq!(self.saved.len(), ck.records);
         if let Some(f) = &self.saved.file {
             f.sync_data()?;
