@@ -708,8 +708,22 @@ impl<'a, const W: usize> Search<'a, W> {
             .spill
             .as_mut()
             .expect("a class on disk has a directory");
-        let marks = match spill.settle::<W>() {
-            Ok(m) => m,
+        // A settle reads every partition: the clock and the stop flag are asked between
+        // partitions too, so that a budget ends the search in time.
+        let (deadline, stop) = (self.deadline, self.stop);
+        let give_up = || {
+            deadline.is_some_and(|d| Instant::now() >= d)
+                || stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        };
+        let marks = match spill.settle::<W>(&give_up) {
+            Ok(Some(m)) => m,
+            Ok(None) => {
+                return Err(Halt::Unknown(
+                    self.deadline
+                        .is_some_and(|d| Instant::now() >= d)
+                        .then_some(Limit::Seconds),
+                ))
+            }
             Err(e) => return Err(self.disk_failed(e)),
         };
         let n = self.spill.as_ref().map_or(0, Spill::candidates);

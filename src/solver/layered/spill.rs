@@ -641,7 +641,14 @@ impl Spill {
     /// before it (in seq order) has its key. Adds their keys to the stored keys and returns
     /// the candidates' mark bits (bit `seq` set for a new one); the caller then takes the
     /// marked records with [`Spill::records`]. Exact: keys are compared whole.
-    pub fn settle<const W: usize>(&mut self) -> io::Result<Vec<u64>> {
+    ///
+    /// `give_up` is asked before each partition (a deadline, a stop): when it says so the
+    /// settle returns `None`, and the search must end without a verdict (the candidates are
+    /// not all settled).
+    pub fn settle<const W: usize>(
+        &mut self,
+        give_up: &dyn Fn() -> bool,
+    ) -> io::Result<Option<Vec<u64>>> {
         debug_assert_eq!(W, self.words);
         let mut marks = vec![0u64; self.seq.div_ceil(64) as usize];
         let key_of = |e: &[u8]| -> [u64; W] {
@@ -652,6 +659,9 @@ impl Spill {
         for p in 0..PARTS {
             if self.cand[p].len() == 0 {
                 continue;
+            }
+            if give_up() {
+                return Ok(None);
             }
             let cap = (self.visited[p].len() + self.cand[p].len()) as usize;
             let mut set: ahash::HashSet<[u64; W]> =
@@ -674,7 +684,7 @@ impl Spill {
             err?;
             cand.clear(io)?;
         }
-        Ok(marks)
+        Ok(Some(marks))
     }
 
     /// Sets `out` to the layer's candidate records from seq `from` on (at most
@@ -795,7 +805,7 @@ mod tests {
         }
         s.candidate(&[7, 7, 7], rec(n)).unwrap();
         assert!(s.on_disk() > 0);
-        let marks = s.settle::<3>().unwrap();
+        let marks = s.settle::<3>(&|| false).unwrap().unwrap();
         let new: Vec<u64> = (0..=u64::from(n))
             .filter(|&q| marks[(q / 64) as usize] >> (q % 64) & 1 == 1)
             .collect();
@@ -809,7 +819,7 @@ mod tests {
         for i in 0..100u32 {
             s.candidate(&[u64::from(i), 1, 2], rec(i)).unwrap();
         }
-        let marks = s.settle::<3>().unwrap();
+        let marks = s.settle::<3>(&|| false).unwrap().unwrap();
         assert!(marks.iter().all(|&m| m == 0));
         s.end_class().unwrap();
         s.pend(5, 0, &[rec(1), rec(2)]).unwrap();
