@@ -79,9 +79,9 @@ fn main() {
             r.peak_bytes as f64 / (1 << 20) as f64,
             r.seconds,
             r.expanded as f64 / r.seconds / 1000.0,
-            r.classes_on_disk,
-            r.peak_disk_bytes as f64 / (1 << 20) as f64,
-            r.disk_written as f64 / (1u64 << 30) as f64,
+            r.disk.classes,
+            r.disk.peak_bytes as f64 / (1 << 20) as f64,
+            r.disk.written as f64 / (1u64 << 30) as f64,
         );
         if show_levels {
             let classes: Vec<String> = r.classes.iter().map(|(l, n)| format!("{l}:{n}")).collect();

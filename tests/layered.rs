@@ -33,13 +33,20 @@ fn layered_solve(deal: &Deal, nodes: u64, memory: usize) -> castle::Outcome {
     solve_checked(&solver, deal)
 }
 
-/// The layered search alone, its raw line replayed.
-fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
+/// The layered search alone within `nodes` and `memory` bytes, spilling to `spill` if
+/// given; its raw line replayed.
+fn layered_run(
+    deal: &Deal,
+    nodes: u64,
+    memory: usize,
+    spill: Option<&layered::SpillTo>,
+) -> layered::Report {
     let limits = Limits {
         max_nodes: Some(nodes),
+        memory_bytes: memory,
         ..Limits::default()
     };
-    let r = layered::search(deal, Pruning::default(), limits, None, None, &mut |_| {}).unwrap();
+    let r = layered::search(deal, Pruning::default(), limits, spill, None, &mut |_| {}).unwrap();
     if let End::Won(line) = &r.end {
         check_win(deal, &steps_of(line)).unwrap_or_else(|e| {
             panic!(
@@ -49,6 +56,35 @@ fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
         });
     }
     r
+}
+
+/// The layered search alone, in memory, its raw line replayed.
+fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
+    layered_run(deal, nodes, Limits::default().memory_bytes, None)
+}
+
+/// The plain depth-first search (no restarts, quick phase, portfolio, probes or quotient)
+/// within `nodes`: it decides `unsolvable` by entering every reachable position.
+fn plain_dfs(nodes: u64) -> Solver {
+    Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            ..Limits::default()
+        },
+        restarts: false,
+        quick: false,
+        best_first: false,
+        probes: None,
+        quotient: false,
+        ..Solver::default()
+    }
+}
+
+/// A budget that sends a search to disk: what the in-memory run `mem` stored as records
+/// (they stay in memory) and a third of the rest of its bytes, plus 1 MiB.
+fn tight_budget(mem: &layered::Report) -> usize {
+    let recs = (mem.stored as usize).div_ceil(layered::CHUNK) * layered::CHUNK * 8;
+    recs + mem.peak_bytes.saturating_sub(recs) / 3 + (1 << 20)
 }
 
 #[derive(Default, Debug)]
@@ -177,27 +213,10 @@ fn the_layered_verdict_is_the_exact_one_late_in_games() {
 /// search enters: each holds every position reachable from the deal, once.
 #[test]
 fn the_layered_search_stores_every_reachable_position_once() {
-    let plain = Solver {
-        restarts: false,
-        quick: false,
-        best_first: false,
-        probes: None,
-        quotient: false,
-        ..Solver::default()
-    };
     let mut lost = 0;
     for seed in 1..=60 {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
-        let e = solve_checked(
-            &Solver {
-                limits: Limits {
-                    max_nodes: Some(300_000),
-                    ..Limits::default()
-                },
-                ..plain.clone()
-            },
-            &deal,
-        );
+        let e = solve_checked(&plain_dfs(300_000), &deal);
         if e.verdict != Verdict::Unsolvable {
             continue;
         }
@@ -303,28 +322,11 @@ fn solve_layered_on_the_command_line() {
     common::run_ok(&["verify", report.path().to_str().unwrap()]);
 }
 
-/// The layered search within `memory` bytes, spilling under a temporary directory when
-/// `spill`, its raw line replayed.
+/// The layered search within `memory` bytes, spilling under a temporary directory (no
+/// checkpoints) when `spill`.
 fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered::Report {
-    let limits = Limits {
-        max_nodes: Some(nodes),
-        memory_bytes: memory,
-        ..Limits::default()
-    };
     let dir = layered::SpillTo::new(&std::env::temp_dir().join("castle-test-spill"));
-    let r = layered::search(
-        deal,
-        Pruning::default(),
-        limits,
-        spill.then_some(&dir),
-        None,
-        &mut |_| {},
-    )
-    .unwrap();
-    if let End::Won(line) = &r.end {
-        check_win(deal, &steps_of(line)).unwrap_or_else(|e| panic!("a spilled line: {e}"));
-    }
-    r
+    layered_run(deal, nodes, memory, spill.then_some(&dir))
 }
 
 /// `--spill`: under a memory budget too small for them, the pending classes and then the
@@ -332,23 +334,12 @@ fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered
 /// order (each layer's new positions in the order generated, as the in-memory queue stores
 /// them), so on every deal the spilled search must end exactly as the one in memory: the
 /// same win line, or the same classes with the same positions, expanded the same number
-/// of times, within a third of the bytes besides the records. The deals: beleaguered-castle deals the plain
+/// of times, within [`tight_budget`]. The deals: beleaguered-castle deals the plain
 /// depth-first search proves lost within 300,000 positions, and high-start-rank deals of
 /// three games (won and lost); at least a few must really go to disk.
 #[test]
 fn spilling_to_disk_changes_no_line_and_no_count() {
-    let plain = Solver {
-        limits: Limits {
-            max_nodes: Some(300_000),
-            ..Limits::default()
-        },
-        restarts: false,
-        quick: false,
-        best_first: false,
-        probes: None,
-        quotient: false,
-        ..Solver::default()
-    };
+    let plain = plain_dfs(300_000);
     let mut deals = Vec::new();
     for seed in 1..=40 {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
@@ -369,14 +360,12 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);
         let mem = layered_spill(deal, 400_000, 1 << 30, false);
-        // The records (8 bytes a position) stay in memory; a third of the rest.
-        let recs = (mem.stored as usize).div_ceil(layered::CHUNK) * layered::CHUNK * 8;
-        let budget = recs + mem.peak_bytes.saturating_sub(recs) / 3 + (1 << 20);
+        let budget = tight_budget(&mem);
         let disk = layered_spill(deal, 400_000, budget, true);
         assert_eq!(
             mem.end, disk.end,
             "{what}: in memory {} bytes, {} stored; budget {budget}; spilled {} bytes, {} classes on disk",
-            mem.peak_bytes, mem.stored, disk.peak_bytes, disk.classes_on_disk
+            mem.peak_bytes, mem.stored, disk.peak_bytes, disk.disk.classes
         );
         assert_eq!(mem.expanded, disk.expanded, "{what}");
         assert_eq!(mem.classes, disk.classes, "{what}");
@@ -384,8 +373,8 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
             assert_eq!(mem.stored, disk.stored, "{what}");
         }
         assert!(disk.peak_bytes <= budget, "{what}: {}", disk.peak_bytes);
-        classes_on_disk += usize::from(disk.classes_on_disk > 0);
-        pending_on_disk += usize::from(disk.disk_written > 0);
+        classes_on_disk += usize::from(disk.disk.classes > 0);
+        pending_on_disk += usize::from(disk.disk.written > 0);
         early += disk.early_settles;
     }
     assert!(early > 0, "no layer was settled before its end");
@@ -504,28 +493,11 @@ fn layered_checkpointed_in(
     memory: usize,
     root: &std::path::Path,
 ) -> layered::Report {
-    let limits = Limits {
-        max_nodes: Some(nodes),
-        memory_bytes: memory,
-        ..Limits::default()
-    };
     let to = layered::SpillTo {
         checkpoint_secs: Some(0.0),
         ..layered::SpillTo::new(root)
     };
-    let r = layered::search(
-        deal,
-        Pruning::default(),
-        limits,
-        Some(&to),
-        None,
-        &mut |_| {},
-    )
-    .unwrap();
-    if let End::Won(line) = &r.end {
-        check_win(deal, &steps_of(line)).unwrap_or_else(|e| panic!("a resumed line: {e}"));
-    }
-    r
+    layered_run(deal, nodes, memory, Some(&to))
 }
 
 /// Checkpoints: a search stopped by a budget leaves its checkpoint under the spill
@@ -571,7 +543,7 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
         for (i, part) in [3, 2].into_iter().enumerate() {
             let cut = layered_checkpointed(deal, full.expanded / part, root.path());
             assert_eq!(cut.end, End::Unknown(Some(castle::Limit::Nodes)), "{what}");
-            assert_eq!(cut.resumed_from.is_some(), i == 1, "{what}");
+            assert_eq!(cut.disk.resumed_from.is_some(), i == 1, "{what}");
             let kept: Vec<_> = std::fs::read_dir(root.path()).unwrap().collect();
             assert_eq!(kept.len(), 1, "{what}: one directory kept");
             let dir = kept[0].as_ref().unwrap().path();
@@ -579,7 +551,7 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
         }
         let resumed = layered_checkpointed(deal, 400_000, root.path());
         // Taken up from the second cut's checkpoint, which the first cut's had begun.
-        let from = resumed.resumed_from.expect("a resumed search");
+        let from = resumed.disk.resumed_from.expect("a resumed search");
         assert!(from > 0 && from <= full.expanded / 2, "{what}: {from}");
         assert_eq!(resumed.end, full.end, "{what}");
         assert_eq!(resumed.expanded, full.expanded, "{what}");
@@ -634,12 +606,11 @@ fn a_class_on_disk_resumes_between_its_layers() {
             let deal = Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed);
             let what = format!("{v:?} {seed}");
             let mem = layered_spill(&deal, 400_000, 1 << 30, false);
-            let recs = (mem.stored as usize).div_ceil(layered::CHUNK) * layered::CHUNK * 8;
-            let budget = recs + mem.peak_bytes.saturating_sub(recs) / 3 + (1 << 20);
+            let budget = tight_budget(&mem);
             let once = tempfile::tempdir().unwrap();
             let full = layered_checkpointed_in(&deal, 400_000, budget, once.path());
             // (A deal cut by the node budget is compared at that budget.)
-            if full.classes_on_disk == 0 {
+            if full.disk.classes == 0 {
                 continue;
             }
             tried += 1;
@@ -659,7 +630,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
             }
             let kept = std::fs::read_dir(root.path()).unwrap().count();
             let resumed = layered_checkpointed_in(&deal, 400_000, budget, root.path());
-            assert_eq!(resumed.resumed_from.is_some(), kept > 0, "{what}");
+            assert_eq!(resumed.disk.resumed_from.is_some(), kept > 0, "{what}");
             assert_eq!(resumed.end, full.end, "{what}");
             assert_eq!(resumed.expanded, full.expanded, "{what}");
             assert_eq!(resumed.classes, full.classes, "{what}");

@@ -293,13 +293,7 @@ impl Solver {
                 return out;
             }
         };
-        let disk = self.spill.is_some().then(|| DiskUse {
-            peak_bytes: r.peak_disk_bytes,
-            written: r.disk_written,
-            classes: r.classes_on_disk,
-            error: r.disk_error.clone(),
-            resumed_from: r.resumed_from,
-        });
+        let disk = self.spill.is_some().then(|| r.disk.clone());
         let (verdict, moves, limit, phase) = match r.end {
             layered::End::Won(line) => (Verdict::Solvable, line, None, Some(Phase::Layered)),
             layered::End::Lost => (Verdict::Unsolvable, Vec::new(), None, Some(Phase::Layered)),

@@ -137,7 +137,7 @@
 mod spill;
 
 use super::search::autoplay;
-use super::{Limit, Limits, Progress};
+use super::{DiskUse, Limit, Limits, Progress};
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
@@ -197,17 +197,10 @@ pub struct Report {
     pub best_home: u8,
     /// Wall-clock seconds.
     pub seconds: f64,
-    /// Most bytes in the spill directory at once (0 without `--spill`, or when nothing
-    /// outgrew the memory budget).
-    pub peak_disk_bytes: u64,
-    /// Bytes written to the spill directory in all.
-    pub disk_written: u64,
-    /// Classes that went on on disk.
-    pub classes_on_disk: u32,
-    /// For [`Limit::Disk`]: what the spill directory answered.
-    pub disk_error: Option<String>,
-    /// Taken up from a checkpoint: the positions it had expanded (counted in `expanded`).
-    pub resumed_from: Option<u64>,
+    /// The spill directory's use (all zero and none without `--spill`): its peak and
+    /// written bytes, the classes that went on on disk, the error of [`Limit::Disk`], and
+    /// the positions expanded before the checkpoint taken up (counted in `expanded`).
+    pub disk: DiskUse,
     /// Settles of a class on disk made before their layer ended (see [`Search::intake`]).
     pub early_settles: u64,
 }
@@ -433,8 +426,8 @@ struct Search<'a, const W: usize> {
     /// The pending classes are on disk, and every class found from now on (see "Out of
     /// core").
     pending_spilled: bool,
-    classes_on_disk: u32,
-    disk_error: Option<String>,
+    /// What [`Report::disk`] says, but the bytes (the directory's own counters).
+    disk: DiskUse,
     /// Keys stored for the class on disk, as of the last settle.
     disk_stored: u64,
     /// One past the highest level.
@@ -446,7 +439,6 @@ struct Search<'a, const W: usize> {
     last_checkpoint: Instant,
     saved_records: u64,
     resume: Option<Checkpoint>,
-    resumed_from: Option<u64>,
     /// Where the walk stands: the position of the last node walked to, the line from the
     /// deal, and the nodes of its chain from the deal with the line's length before each
     /// node's edge.
@@ -490,8 +482,7 @@ impl<'a, const W: usize> Search<'a, W> {
             spill,
             on_disk: false,
             pending_spilled: false,
-            classes_on_disk: 0,
-            disk_error: None,
+            disk: DiskUse::default(),
             disk_stored: 0,
             top: 0,
             early_settles: 0,
@@ -499,7 +490,6 @@ impl<'a, const W: usize> Search<'a, W> {
             last_checkpoint: t0,
             saved_records: 0,
             resume,
-            resumed_from: None,
             pos: Position::new(deal),
             hist: Vec::new(),
             chain: Vec::new(),
@@ -581,7 +571,7 @@ impl<'a, const W: usize> Search<'a, W> {
     /// Ends the search as unknown for a failure of the spill directory.
     fn disk_failed(&mut self, e: std::io::Error) -> Halt {
         let dir = self.spill.as_ref().map(|s| s.dir().display().to_string());
-        self.disk_error = Some(format!("{}: {e}", dir.unwrap_or_default()));
+        self.disk.error = Some(format!("{}: {e}", dir.unwrap_or_default()));
         Halt::Unknown(Some(Limit::Disk))
     }
 
@@ -614,7 +604,7 @@ impl<'a, const W: usize> Search<'a, W> {
         }
         self.current = Default::default();
         self.on_disk = true;
-        self.classes_on_disk += 1;
+        self.disk.classes += 1;
         self.disk_stored = self.spill.as_ref().map_or(0, Spill::stored);
         // The cache of candidates, if its bytes fit (it only saves disk traffic).
         let want = self.spill.as_ref().map_or(0, Spill::cache_bytes);
@@ -835,11 +825,11 @@ impl<'a, const W: usize> Search<'a, W> {
             peak_bytes: self.peak_bytes,
             best_home: self.best_home,
             seconds: self.t0.elapsed().as_secs_f64(),
-            peak_disk_bytes: spill.as_ref().map_or(0, Spill::peak_on_disk),
-            disk_written: spill.as_ref().map_or(0, Spill::written),
-            classes_on_disk: self.classes_on_disk,
-            disk_error: self.disk_error,
-            resumed_from: self.resumed_from,
+            disk: DiskUse {
+                peak_bytes: spill.as_ref().map_or(0, Spill::peak_on_disk),
+                written: spill.as_ref().map_or(0, Spill::written),
+                ..self.disk
+            },
             early_settles: self.early_settles,
         }
     }
@@ -864,7 +854,6 @@ impl<'a, const W: usize> Search<'a, W> {
                     self.close(level, c.start, c.next, c.k, progress)?;
                     self.classes
                         .push((level as u16, (self.len - c.start) as u64));
-                    self.on_disk = false;
                     self.maybe_checkpoint(level, next, top, None)?;
                 }
                 (level, next)
@@ -945,7 +934,7 @@ impl<'a, const W: usize> Search<'a, W> {
             records: self.len as u64,
             expanded: self.expanded,
             best_home: self.best_home,
-            classes_on_disk: self.classes_on_disk,
+            classes_on_disk: self.disk.classes,
             classes: self.classes.clone(),
             level,
             next,
@@ -1007,9 +996,9 @@ impl<'a, const W: usize> Search<'a, W> {
         self.saved_records = ck.records;
         self.chain.push((0, 0));
         self.expanded = ck.expanded;
-        self.resumed_from = Some(ck.expanded);
+        self.disk.resumed_from = Some(ck.expanded);
         self.best_home = ck.best_home;
-        self.classes_on_disk = ck.classes_on_disk;
+        self.disk.classes = ck.classes_on_disk;
         self.classes = ck.classes;
         self.pending_spilled = true;
         for (level, list) in ck.pending {

@@ -50,6 +50,14 @@ fn rec_from(b: &[u8]) -> Rec {
     }
 }
 
+/// Writes a key's words to the front of `e`, little-endian; returns the bytes written.
+fn key_bytes(key: &[u64], e: &mut [u8]) -> usize {
+    for (i, w) in key.iter().enumerate() {
+        e[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
+    }
+    key.len() * 8
+}
+
 /// A hash of a key: its top byte picks the partition, its low bits the cache's slot.
 #[inline]
 fn hash(key: &[u64]) -> u64 {
@@ -60,10 +68,10 @@ fn hash(key: &[u64]) -> u64 {
     h.wrapping_mul(KEY_HASH_MUL)
 }
 
-/// The partition of a key.
+/// The partition of a key, from its [`hash`].
 #[inline]
-fn part_of(key: &[u64]) -> usize {
-    (hash(key) >> 56) as usize % PARTS
+fn part_of(hash: u64) -> usize {
+    (hash >> 56) as usize % PARTS
 }
 
 /// The byte counters of the directory, and its budget.
@@ -181,6 +189,17 @@ impl Log {
         Ok(())
     }
 
+    /// Sets `out` to at most [`READ_ENTRIES`] records from record `from` on (a log of
+    /// records; empty past the end).
+    fn read_recs(&mut self, from: u64, out: &mut Vec<Rec>) -> io::Result<()> {
+        debug_assert_eq!(self.size, 8);
+        let mut raw = Vec::new();
+        self.read_range(from, READ_ENTRIES, &mut raw)?;
+        out.clear();
+        out.extend(raw.chunks_exact(8).map(rec_from));
+        Ok(())
+    }
+
     /// Empties the log and removes its file.
     fn clear(&mut self, io: &mut Io) -> io::Result<()> {
         self.buf = Vec::new();
@@ -219,9 +238,8 @@ pub(super) struct Spill {
     /// checkpoint, which still names them (removed at the next one).
     started: Vec<Log>,
     /// A direct-mapped cache of keys met by [`Spill::candidate`] (`words` words a slot; all
-    /// zero: empty), made at the first candidate, and its slots minus one.
+    /// zero: empty), made by [`Spill::make_cache`].
     cache: Vec<u64>,
-    cache_mask: usize,
     /// Slots of the cache (a power of two).
     cache_slots: usize,
 }
@@ -393,7 +411,7 @@ impl Spill {
                     } else if let Some(p) = name.strip_prefix("visited-") {
                         match p.parse::<usize>() {
                             Ok(p) if p < PARTS => spill.visited[p] = log,
-                            _ => return Spill::fresh(spill, search),
+                            _ => return Spill::fresh(spill),
                         }
                     } else {
                         let mut parts = name["pending-".len()..].split('-');
@@ -403,7 +421,7 @@ impl Spill {
                     }
                 }
                 // A file shorter than the checkpoint says: the checkpoint cannot be used.
-                Some(_) => return Spill::fresh(spill, search),
+                Some(_) => return Spill::fresh(spill),
                 None => fs::remove_file(entry.path())?,
             }
         }
@@ -414,7 +432,7 @@ impl Spill {
                 })
             }) && (c.records == 0 || spill.saved.file.is_some());
             if !all_there {
-                return Spill::fresh(spill, search);
+                return Spill::fresh(spill);
             }
         }
         spill.io.peak = spill.io.on_disk;
@@ -422,7 +440,7 @@ impl Spill {
     }
 
     /// `spill`'s directory emptied (but for its lock), for a search from the start.
-    fn fresh(mut spill: Spill, _search: &str) -> io::Result<(Spill, Option<Checkpoint>)> {
+    fn fresh(mut spill: Spill) -> io::Result<(Spill, Option<Checkpoint>)> {
         spill.pending.clear();
         spill.saved = Log::new(spill.dir.join("records"), 8, spill.buf);
         spill.io.on_disk = 0;
@@ -466,7 +484,6 @@ impl Spill {
             keep: false,
             started: Vec::new(),
             cache: Vec::new(),
-            cache_mask: 0,
             cache_slots: Spill::cache_slots_for(memory, words),
         }
     }
@@ -523,11 +540,7 @@ impl Spill {
     /// Sets `out` to the saved records from `from` on (at most [`READ_ENTRIES`]; empty past
     /// the end).
     pub fn saved_records_from(&mut self, from: u64, out: &mut Vec<Rec>) -> io::Result<()> {
-        let mut raw = Vec::new();
-        self.saved.read_range(from, READ_ENTRIES, &mut raw)?;
-        out.clear();
-        out.extend(raw.chunks_exact(8).map(rec_from));
-        Ok(())
+        self.saved.read_recs(from, out)
     }
 
     /// Whether the directory stays at the end: with `true` (a search that ended without a
@@ -571,11 +584,8 @@ impl Spill {
     /// Adds a key to the class's stored keys (a class going to disk hands over its set).
     pub fn visit(&mut self, key: &[u64]) -> io::Result<()> {
         let mut e = [0u8; 32];
-        let n = key.len() * 8;
-        for (i, w) in key.iter().enumerate() {
-            e[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
-        }
-        self.visited[part_of(key)].push(&e[..n], &mut self.io)
+        let n = key_bytes(key, &mut e);
+        self.visited[part_of(hash(key))].push(&e[..n], &mut self.io)
     }
 
     /// Adds a candidate of the layer being expanded, its key and record, unless the cache
@@ -585,21 +595,20 @@ impl Spill {
     /// settling decides: the first candidate of a key still comes first.
     pub fn candidate(&mut self, key: &[u64], rec: Rec) -> io::Result<()> {
         let n = key.len();
+        let h = hash(key);
         // An empty slot is all zeros: an all-zero key (none is: the won position, with
         // every pile empty, never becomes a candidate) is never taken as cached.
         if !self.cache.is_empty() && key.iter().any(|&w| w != 0) {
-            let slot = (hash(key) as usize & self.cache_mask) * n;
+            let slot = (h as usize & (self.cache_slots - 1)) * n;
             if &self.cache[slot..slot + n] == key {
                 return Ok(());
             }
             self.cache[slot..slot + n].copy_from_slice(key);
         }
         let mut e = [0u8; 40];
-        for (i, w) in key.iter().enumerate() {
-            e[i * 8..i * 8 + 8].copy_from_slice(&w.to_le_bytes());
-        }
+        key_bytes(key, &mut e);
         e[n * 8..n * 8 + 8].copy_from_slice(&self.seq.to_le_bytes());
-        self.cand[part_of(key)].push(&e[..n * 8 + 8], &mut self.io)?;
+        self.cand[part_of(h)].push(&e[..n * 8 + 8], &mut self.io)?;
         self.recs.push(&rec_bytes(rec), &mut self.io)?;
         self.seq += 1;
         Ok(())
@@ -613,7 +622,6 @@ impl Spill {
     /// Makes the candidates' cache (the class going to disk; the caller made room for it).
     pub fn make_cache(&mut self) {
         self.cache = vec![0; self.cache_slots * self.words];
-        self.cache_mask = self.cache_slots - 1;
     }
 
     /// Keys stored for the class on disk.
@@ -690,11 +698,7 @@ impl Spill {
     /// Sets `out` to the layer's candidate records from seq `from` on (at most
     /// [`READ_ENTRIES`]; empty past the end).
     pub fn records(&mut self, from: u64, out: &mut Vec<Rec>) -> io::Result<()> {
-        let mut raw = Vec::new();
-        self.recs.read_range(from, READ_ENTRIES, &mut raw)?;
-        out.clear();
-        out.extend(raw.chunks_exact(8).map(rec_from));
-        Ok(())
+        self.recs.read_recs(from, out)
     }
 
     /// Ends the layer: its candidates' records go.
@@ -743,14 +747,13 @@ impl Spill {
         from: u64,
         out: &mut Vec<Rec>,
     ) -> io::Result<()> {
-        out.clear();
-        let Some(log) = self.pending.get_mut(&(level, k)) else {
-            return Ok(());
-        };
-        let mut raw = Vec::new();
-        log.read_range(from, READ_ENTRIES, &mut raw)?;
-        out.extend(raw.chunks_exact(8).map(rec_from));
-        Ok(())
+        match self.pending.get_mut(&(level, k)) {
+            Some(log) => log.read_recs(from, out),
+            None => {
+                out.clear();
+                Ok(())
+            }
+        }
     }
 
     /// Removes pending class `k` of `level`'s file (the class has started): at once, or,
@@ -832,6 +835,23 @@ mod tests {
         let dir = s.dir.clone();
         drop(s);
         assert!(!dir.exists());
+    }
+
+    /// A search's directory whose lock names a running process (here pid 1) is left alone:
+    /// the search gets a directory of its own and resumes nothing.
+    #[test]
+    fn a_locked_directory_is_left_alone() {
+        let root = std::env::temp_dir().join(format!("castle-spill-lock-{}", std::process::id()));
+        let theirs = root.join(format!("castle-layered-{:016x}", fnv("a search")));
+        fs::create_dir_all(&theirs).unwrap();
+        fs::write(theirs.join("lock"), "1").unwrap();
+        fs::write(theirs.join(MANIFEST), "{}").unwrap();
+        let (s, ck) = Spill::open(&root, "a search", 3, 1 << 20, None).unwrap();
+        assert!(ck.is_none());
+        assert_ne!(s.dir(), theirs.as_path());
+        assert!(theirs.join(MANIFEST).exists());
+        drop(s);
+        fs::remove_dir_all(&root).unwrap();
     }
 
     /// A write past `max` fails, as a full disk's would, and writes nothing.
