@@ -3,9 +3,11 @@
 //! before it shows up in time). The full sets of the issue live behind `castle bench`.
 
 use castle::bench::{run_set, DealSet};
-use castle::deal::Numbering;
+use castle::deal::{Deal, Numbering};
+use castle::moves::Move;
 use castle::rules::Variant;
-use castle::Solver;
+use castle::shorten::shorten;
+use castle::{Solver, Verdict};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn sets() -> Vec<(&'static str, DealSet)> {
@@ -60,5 +62,39 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The shortening pass alone, on the first wins (unshortened) of citadel 1..=100 in PySolFC's
+/// numbering: every solve of a winnable deal runs it, so on easy deals it is a large part of
+/// the time to a verdict. The moves in and out are printed as its signature.
+fn shortening(c: &mut Criterion) {
+    let raw = Solver {
+        shorten: false,
+        short: None,
+        ..Solver::default()
+    };
+    let lines: Vec<(Deal, Vec<Move>)> = (1..=100)
+        .filter_map(|seed| {
+            let deal = Deal::numbered(Variant::Citadel.rules(), Numbering::Pysol, seed).ok()?;
+            let out = raw.solve(&deal).ok()?;
+            (out.verdict == Verdict::Solvable).then_some((deal, out.moves))
+        })
+        .collect();
+    let shortened = |lines: &[(Deal, Vec<Move>)]| -> usize {
+        lines
+            .iter()
+            .map(|(deal, moves)| shorten(deal, moves).expect("a win shortens").len())
+            .sum()
+    };
+    println!(
+        "shortening citadel 1..=100 pysol: {} lines, {} moves -> {} (signature)",
+        lines.len(),
+        lines.iter().map(|l| l.1.len()).sum::<usize>(),
+        shortened(&lines)
+    );
+    let mut group = c.benchmark_group("shorten");
+    group.sample_size(10);
+    group.bench_function("citadel 1..=100 pysol", |b| b.iter(|| shortened(&lines)));
+    group.finish();
+}
+
+criterion_group!(benches, bench, shortening);
 criterion_main!(benches);

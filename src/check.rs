@@ -277,7 +277,7 @@ pub enum CheckError {
 }
 
 /// A position as the checker sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Board {
     rules: Rules,
     /// Tableau piles, bottom to top.
@@ -291,6 +291,29 @@ pub struct Board {
     pub stock: Vec<Card>,
     /// The waste, bottom to top.
     pub waste: Vec<Card>,
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        Board {
+            rules: self.rules,
+            tableau: self.tableau.clone(),
+            foundations: self.foundations.clone(),
+            reserve: self.reserve.clone(),
+            stock: self.stock.clone(),
+            waste: self.waste.clone(),
+        }
+    }
+
+    /// Reuses this board's piles (callers that try many lines from one board copy it often).
+    fn clone_from(&mut self, source: &Board) {
+        self.rules = source.rules;
+        self.tableau.clone_from(&source.tableau);
+        self.foundations.clone_from(&source.foundations);
+        self.reserve.clone_from(&source.reserve);
+        self.stock.clone_from(&source.stock);
+        self.waste.clone_from(&source.waste);
+    }
 }
 
 impl Board {

@@ -29,7 +29,7 @@
 use crate::check::{check_win, Board, CheckError, Step};
 use crate::deal::Deal;
 use crate::moves::{Move, CELL, FOUNDATION, STOCK, WASTE};
-use std::collections::HashMap;
+use ahash::HashMap;
 
 /// The pile index of a step's pile name (the inverse of [`crate::moves::pile_name`]).
 fn index_of(name: &str) -> u8 {
@@ -57,69 +57,55 @@ fn move_of(s: &Step) -> Move {
     }
 }
 
+/// Appends a length-prefixed list of bytes to `v`.
+fn push_list(v: &mut Vec<u8>, cards: impl Iterator<Item = u8>) {
+    let at = v.len();
+    v.push(0);
+    for c in cards {
+        v.push(c);
+        v[at] += 1;
+    }
+}
+
 /// The board as bytes: equal bytes, equal boards (every list is length-prefixed).
 fn board_bytes(b: &Board) -> Vec<u8> {
-    let mut v = Vec::with_capacity(160);
-    let list = |v: &mut Vec<u8>, cards: &mut dyn Iterator<Item = u8>| {
-        let at = v.len();
-        v.push(0);
-        for c in cards {
-            v.push(c);
-            v[at] += 1;
-        }
-    };
+    let mut v = Vec::with_capacity(96);
     for p in &b.tableau {
-        list(&mut v, &mut p.iter().map(|c| c.code()));
+        push_list(&mut v, p.iter().map(|c| c.code()));
     }
-    v.extend(rest_bytes(b));
+    push_rest(&mut v, b);
     v
 }
 
-/// The board as bytes, the tableau left out.
-fn rest_bytes(b: &Board) -> Vec<u8> {
-    let mut v = Vec::with_capacity(40);
-    let list = |v: &mut Vec<u8>, cards: &mut dyn Iterator<Item = u8>| {
-        let at = v.len();
-        v.push(0);
-        for c in cards {
-            v.push(c);
-            v[at] += 1;
-        }
-    };
-    list(
-        &mut v,
-        &mut b.reserve.iter().map(|c| c.map_or(0, |c| c.code())),
-    );
-    list(&mut v, &mut b.waste.iter().map(|c| c.code()));
+/// Appends the board's bytes, the tableau left out.
+fn push_rest(v: &mut Vec<u8>, b: &Board) {
+    push_list(v, b.reserve.iter().map(|c| c.map_or(0, |c| c.code())));
+    push_list(v, b.waste.iter().map(|c| c.code()));
     v.push(b.stock.len() as u8);
     for f in &b.foundations {
         v.push(f.len() as u8);
         v.push(f.last().map_or(0, |c| c.code()));
     }
-    v
 }
 
 /// One pass of loop cutting (step 1 of the module docs).
 fn cut_loops(deal: &Deal, steps: Vec<Step>) -> Vec<Step> {
     let mut board = Board::new(deal);
-    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut seen: HashMap<Vec<u8>, usize> = HashMap::default();
     seen.insert(board_bytes(&board), 0);
-    // `kept[k]` is the k-th kept step; `keys[k]` the board after the first k kept steps.
+    // `kept[k]` is the k-th kept step; `seen` maps the board after the first `k` kept steps
+    // to `k`.
     let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
-    let mut keys: Vec<Vec<u8>> = vec![board_bytes(&board)];
     for s in steps {
         board.play(&s).expect("the moves replay");
         let key = board_bytes(&board);
         if let Some(&i) = seen.get(&key) {
             // Back at the board after `i` kept steps: drop everything since.
-            for k in keys.drain(i + 1..) {
-                seen.remove(&k);
-            }
+            seen.retain(|_, k| *k <= i);
             kept.truncate(i);
         } else {
             kept.push(s);
-            seen.insert(key.clone(), kept.len());
-            keys.push(key);
+            seen.insert(key, kept.len());
         }
     }
     kept
@@ -163,18 +149,14 @@ fn wins_from(board: &Board, steps: &[Step]) -> bool {
 /// The board's key with the tableau piles in sorted order (the columns forgotten), and the
 /// piles' contents in column order.
 fn pile_blind_key(b: &Board) -> Vec<u8> {
-    let mut piles: Vec<Vec<u8>> = b
-        .tableau
-        .iter()
-        .map(|p| p.iter().map(|c| c.code()).collect())
-        .collect();
+    let mut piles: Vec<&[crate::Card]> = b.tableau.iter().map(Vec::as_slice).collect();
     piles.sort_unstable();
-    let mut v = Vec::with_capacity(160);
+    let mut v = Vec::with_capacity(96);
     for p in piles {
         v.push(p.len() as u8);
-        v.extend(p);
+        v.extend(p.iter().map(|c| c.code()));
     }
-    v.extend(rest_bytes(b));
+    push_rest(&mut v, b);
     v
 }
 
@@ -212,16 +194,21 @@ fn renamed(s: &Step, sigma: &[usize]) -> Step {
 /// One cut of step 3 of the module docs, if there is one that replays.
 fn cut_permuted_loop(deal: &Deal, steps: &[Step]) -> Option<Vec<Step>> {
     let mut board = Board::new(deal);
-    let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
-    let mut boards = vec![board.clone()];
+    let mut seen: HashMap<Vec<u8>, usize> = HashMap::default();
     seen.insert(pile_blind_key(&board), 0);
     for (k, s) in steps.iter().enumerate() {
         board.play(s).ok()?;
         let key = pile_blind_key(&board);
         if let Some(&i) = seen.get(&key) {
-            let sigma = permutation(&board, &boards[i]);
+            // The board after `i` moves, played again (matches are few; keeping every board
+            // would cost a copy per move).
+            let mut earlier = Board::new(deal);
+            for s in &steps[..i] {
+                earlier.play(s).ok()?;
+            }
+            let sigma = permutation(&board, &earlier);
             let rest: Vec<Step> = steps[k + 1..].iter().map(|s| renamed(s, &sigma)).collect();
-            if wins_from(&boards[i], &rest) {
+            if wins_from(&earlier, &rest) {
                 let mut out = steps[..i].to_vec();
                 out.extend(rest);
                 return Some(out);
@@ -229,7 +216,6 @@ fn cut_permuted_loop(deal: &Deal, steps: &[Step]) -> Option<Vec<Step>> {
         } else {
             seen.insert(key, k + 1);
         }
-        boards.push(board.clone());
     }
     None
 }
@@ -242,6 +228,9 @@ const EXCURSION: usize = 24;
 /// rest of the list replays as it did.
 fn cut_excursions(deal: &Deal, mut steps: Vec<Step>) -> Vec<Step> {
     let mut board = Board::new(deal);
+    // The two trial boards, kept across the trials to reuse their piles.
+    let mut original = board.clone();
+    let mut changed = board.clone();
     let mut i = 0;
     while i < steps.len() {
         let s = &steps[i];
@@ -257,8 +246,8 @@ fn cut_excursions(deal: &Deal, mut steps: Vec<Step>) -> Vec<Step> {
             } else {
                 trial[last] = Step::single(s.card, &s.from, &trial[last].to);
             }
-            let mut original = board.clone();
-            let mut changed = board.clone();
+            original.clone_from(&board);
+            changed.clone_from(&board);
             if steps[i..=j].iter().all(|s| original.play(s).is_ok())
                 && trial.iter().all(|s| changed.play(s).is_ok())
                 && changed == original
