@@ -319,8 +319,9 @@ fn retry_unknown_solves_only_the_unknown_seeds_again() {
     assert_eq!(verdicts(), after);
     let out = castle().args(["stats", path]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
+    let rows = if unknown.len() == 1 { "row" } else { "rows" };
     assert!(
-        text.contains(&format!("{} rows appeared more than once", unknown.len())),
+        text.contains(&format!("{} {rows} appeared more than once", unknown.len())),
         "{text}"
     );
     assert!(text.contains("unknown 0"), "{text}");

@@ -76,9 +76,14 @@ impl Solver {
         if self.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
             // finds none, whatever the reason, the complete search below decides.
+            let quick = if deal.rules.stock {
+                QUICK_NODES_STOCK
+            } else {
+                QUICK_NODES
+            };
             let budget = match self.limits.max_nodes {
-                Some(m) => m.min(QUICK_NODES),
-                None => QUICK_NODES,
+                Some(m) => m.min(quick),
+                None => quick,
             };
             attempts += 1;
             let (line, limit) = ctx.attempt(Some(budget), 0, true, progress);
@@ -88,6 +93,15 @@ impl Solver {
                 }
                 (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
                     return ctx.outcome(Err(Some(l)), attempts, None);
+                }
+                (None, Some(Limit::Nodes)) => {
+                    // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
+                    if let Some(pf) = portfolio.as_mut() {
+                        let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, bf_deadline, attempts);
+                        if out.is_some() {
+                            return out.expect("checked");
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -120,22 +134,8 @@ impl Solver {
                 // attempt's nodes, each other member a quarter of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let unit = (b / BEST_FIRST_SHARE).max(1);
-                    let cap = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
-                    let before = pf.expanded;
-                    let (turn, freed) =
-                        pf.run(unit, cap, bf_deadline, ctx.pool.as_ref(), Some(&ctx.table));
-                    ctx.done += pf.expanded - before;
-                    // A member out of room, or out of positions, stops; its bytes go to the
-                    // table.
-                    ctx.table.grant(freed);
-                    match turn {
-                        Turn::Won(line, member) => {
-                            return ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member)));
-                        }
-                        Turn::Deadline => {
-                            return ctx.outcome(Err(Some(Limit::Seconds)), attempts, None);
-                        }
-                        Turn::Budget => {}
+                    if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
+                        return out;
                     }
                     if pf.is_done() {
                         portfolio = None;
@@ -166,6 +166,36 @@ impl Solver {
             };
             return ctx.outcome(result, attempts, phase);
         }
+    }
+}
+
+/// One slice of the portfolio, `unit` nodes for its best-first member (the others their
+/// share of it; see [`Portfolio::run`]), within what `--max-nodes` leaves, sharing the
+/// table's proved positions. Returns the outcome if the slice ends the solve (a win, or the
+/// deadline). A member out of room, or out of positions, stops, and its bytes go to the
+/// table.
+fn portfolio_slice<const W: usize>(
+    pf: &mut Portfolio<'_, W>,
+    unit: u64,
+    ctx: &mut Context<'_, W>,
+    deadline: Option<Instant>,
+    attempts: u32,
+) -> Option<Outcome> {
+    let cap = ctx
+        .solver
+        .limits
+        .max_nodes
+        .map(|m| m.saturating_sub(ctx.done));
+    let before = pf.expanded;
+    let (turn, freed) = pf.run(unit, cap, deadline, ctx.pool.as_ref(), Some(&ctx.table));
+    ctx.done += pf.expanded - before;
+    ctx.table.grant(freed);
+    match turn {
+        Turn::Won(line, member) => {
+            Some(ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member))))
+        }
+        Turn::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        Turn::Budget => None,
     }
 }
 
@@ -220,8 +250,35 @@ pub const PATH_WINDOW: usize = 1024;
 /// Earlier proofs still cost more time than the nodes they save.
 pub const PROVE_FROM_NODES: u64 = 1_280_000;
 
-/// Node budget of the quick phase.
-const QUICK_NODES: u64 = 50_000;
+/// Node budget of the quick phase, and in a game with a stock (courtyard). The quick phase
+/// plays every card that fits home at once, a greedy line that wins many deals within a few
+/// hundred nodes; where it does not, the portfolio's first slice ([`EARLY_SLICE`]) comes
+/// next. Measured with the early slice, `castle batch -j 1` summing the CSV's nodes (times
+/// vary 10-25% on this machine), one build reading both constants from the environment:
+///
+/// | quick phase | bc 1..200 | sa 1..100 | citadel 1..200 | bc 1..200 pysol | courtyard 201..400, 300,000 nodes |
+/// | --- | --- | --- | --- | --- | --- |
+/// | 50,000, no early slice (before) | 11,410 k, 9.13 s | 5,627 k | 1,759 k, 0.83 s | 6,852 k | 22,091 k, 49 unknown |
+/// | 50,000 | 10,375 k | 5,116 k | 1,215 k | 5,300 k | 19,361 k, 47 unknown |
+/// | 20,000 | 9,049 k | 4,698 k | 653 k | 4,260 k | 17,847 k, 49 unknown |
+/// | 5,000 | 8,376 k | 4,349 k | 289 k | 3,456 k | 17,028 k, 50 unknown |
+/// | 1,000 | 8,181 k, 8.04 s | 4,272 k | 184 k, 0.24 s | 3,291 k | 16,762 k, 50 unknown |
+///
+/// Courtyard's quick phase wins deals the other searches do not find soon (201..400: 260, 357
+/// and 371 in 34,208, 40,304 and 6,904 nodes, `unknown` at 300,000 with the quick phase cut
+/// to 1,000), so a game with a stock keeps 50,000; the others take 1,000.
+const QUICK_NODES: u64 = 1_000;
+const QUICK_NODES_STOCK: u64 = 50_000;
+
+/// The portfolio's first slice, right after a quick phase that ran out of nodes: its
+/// best-first member expands this many positions, the others their share (about 10,000
+/// nodes in all). Before, the portfolio's first slice came after the quick phase, the
+/// quotient's first run and the first depth-first attempt (some 90,000 nodes), and the many
+/// deals it wins in a few thousand nodes waited for them. Measured as in [`QUICK_NODES`],
+/// with a quick phase of 5,000 (bc 1..200 and citadel 1..200 nodes): a slice of 3,000, 8,352 k
+/// and 285 k; 4,000, 8,376 k and 289 k; 6,000, 8,297 k and 309 k (and 2,000 after a quick
+/// phase of 10,000: 8,682 k and 434 k).
+const EARLY_SLICE: u64 = 4_000;
 
 /// The best-first phase gets a slice of `1 / BEST_FIRST_SHARE` of each depth-first attempt's
 /// node budget. Its nodes cost more than the depth-first search's (it keeps every position it
