@@ -98,8 +98,8 @@ impl Solver {
                     // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
                     if let Some(pf) = portfolio.as_mut() {
                         let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, bf_deadline, attempts);
-                        if out.is_some() {
-                            return out.expect("checked");
+                        if let Some(out) = out {
+                            return out;
                         }
                     }
                 }
