@@ -728,6 +728,7 @@ impl<'a, const W: usize> Search<'a, W> {
             if let Err(e) = spill.records(seq, &mut block) {
                 return Err(self.disk_failed(e));
             }
+            self.check_clock()?;
             for &r in &block {
                 if marks[(seq / 64) as usize] >> (seq % 64) & 1 == 1 {
                     self.push(r)?;
@@ -1051,6 +1052,7 @@ impl<'a, const W: usize> Search<'a, W> {
                 break;
             }
             from += block.len() as u64;
+            self.check_clock()?;
             for &r in &block {
                 self.enter(r)?;
             }
@@ -1065,6 +1067,21 @@ impl<'a, const W: usize> Search<'a, W> {
         spill
             .drop_pending(level, k)
             .map_err(|e| self.disk_failed(e))
+    }
+
+    /// Ends the search `unknown` when the deadline has passed (`Limit::Seconds`) or the stop
+    /// flag is up (no limit). Asked every `CHECK_EVERY` expansions, and for each block of
+    /// records read back from the disk (reading a class's entries or a layer's survivors can
+    /// take longer than many expansions). What is on disk stays as the last checkpoint left
+    /// it: a resume cuts the files back to it.
+    fn check_clock(&self) -> Result<(), Halt> {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(Halt::Unknown(Some(Limit::Seconds)));
+        }
+        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(Halt::Unknown(None));
+        }
+        Ok(())
     }
 
     /// Stores the position record `r` leads to (an entry of the class about to be closed).
@@ -1107,12 +1124,7 @@ impl<'a, const W: usize> Search<'a, W> {
                 return Err(Halt::Unknown(Some(Limit::Nodes)));
             }
             if self.expanded % CHECK_EVERY == 0 {
-                if self.deadline.is_some_and(|d| Instant::now() >= d) {
-                    return Err(Halt::Unknown(Some(Limit::Seconds)));
-                }
-                if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-                    return Err(Halt::Unknown(None));
-                }
+                self.check_clock()?;
                 self.make_room(0, true)?;
                 if self.on_disk && self.checkpoint_due() {
                     // Between two expansions, with the candidates settled (exact at any
