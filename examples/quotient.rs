@@ -14,13 +14,15 @@
 //! `--max-mib M` (the quotient's budget, default 8192), `--exact` (also run castle's exact
 //! search, `Solver::default()` with `--exact-nodes N`, default 20 million, and print its
 //! verdict and states), `--lost-only` (with `--exact`: print only deals it proves lost),
-//! `--plain` (without the dealt refinement, `QuotientOptions::dealt`).
+//! `--plain` (without the dealt refinement, `QuotientOptions::dealt`). The `concrete`
+//! column says whether a branch win's line wins on the deal itself (its length), as it always
+//! does with `-k 13`, where nothing branches.
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
 
 use castle::deal::Numbering;
 use castle::formats::{read_deal, ReadOptions};
 use castle::rules::SequenceMoves;
-use castle::solver::quotient::{search, QuotientOptions};
+use castle::solver::quotient::{concrete_line, search, QuotientOptions, QuotientVerdict};
 use castle::{Deal, Limits, Solver, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
 
@@ -138,7 +140,7 @@ fn main() {
     if deals.is_empty() {
         bad("give --seed, --seeds or --deal");
     }
-    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\texact\texact_states\texact_nodes\texact_seconds");
+    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tconcrete\texact\texact_states\texact_nodes\texact_seconds");
     let mut sum = [0u64; 2];
     for (name, deal) in &deals {
         let ex = exact.then(|| {
@@ -183,8 +185,15 @@ fn main() {
                 sum[0] += r.positions;
                 sum[1] += o.states;
             }
+            // A branch win's line played on the deal: its length if it wins there.
+            let concrete = match r.verdict {
+                QuotientVerdict::BranchWin => {
+                    concrete_line(deal, &r.line).map_or("no".to_string(), |l| l.len().to_string())
+                }
+                _ => "-".to_string(),
+            };
             println!(
-                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{ev}\t{es}\t{en}\t{et}",
+                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{concrete}\t{ev}\t{es}\t{en}\t{et}",
                 r.verdict,
                 r.positions,
                 r.nodes,

@@ -6,9 +6,10 @@
 
 mod common;
 
+use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
-    search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
+    concrete_line, search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
 };
 use castle::{Deal, Limits, Solver, Variant, Verdict};
 use common::{cards, exact, f8, solve_checked};
@@ -235,7 +236,20 @@ fn k13_is_the_exact_search() {
                     assert_eq!(q.positions, e.states, "{variant} {start:?} seed {seed}");
                     lost += 1;
                 }
-                (QuotientVerdict::BranchWin, Verdict::Solvable) => won += 1,
+                (QuotientVerdict::BranchWin, Verdict::Solvable) => {
+                    // Nothing branches at k = 13: the line is a win of the deal, and the
+                    // checker replays it.
+                    let dealt_won = d.verdict == QuotientVerdict::BranchWin;
+                    for line in [Some(&q.line), dealt_won.then_some(&d.line)]
+                        .into_iter()
+                        .flatten()
+                    {
+                        let moves = concrete_line(&deal, line)
+                            .unwrap_or_else(|| panic!("{variant} {start:?} seed {seed}"));
+                        check_win(&deal, &steps_of(&moves)).unwrap();
+                    }
+                    won += 1
+                }
                 (_, Verdict::Unknown) => {}
                 (q, e) => panic!("{variant} {start:?} seed {seed}: quotient {q}, exact {e}"),
             }
@@ -312,10 +326,11 @@ fn a_winnable_position_is_never_lost() {
 fn a_branch_win_can_be_false() {
     let deal = Deal::from_seed(rules(Variant::BeleagueredCastle, Some(4), false), 29);
     assert_eq!(exact(&deal, 1_000_000).verdict, Verdict::Unsolvable);
-    assert_eq!(
-        quotient(&deal, 3, 1_000_000).verdict,
-        QuotientVerdict::BranchWin
-    );
+    let q = quotient(&deal, 3, 1_000_000);
+    assert_eq!(q.verdict, QuotientVerdict::BranchWin);
+    // Its line is not a win of the deal: a foundation move meets another suit's card.
+    assert!(!q.line.is_empty());
+    assert_eq!(concrete_line(&deal, &q.line), None);
     assert_eq!(
         quotient(&deal, 13, 1_000_000).verdict,
         QuotientVerdict::Lost

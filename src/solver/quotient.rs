@@ -45,7 +45,11 @@
 //!
 //! An abstract win proves nothing: a branch may give a suit to a card that does not have it,
 //! so the line may not correspond to any concrete play. It is reported as
-//! [`QuotientVerdict::BranchWin`]; the caller falls back to the exact search.
+//! [`QuotientVerdict::BranchWin`] with its line ([`QuotientResult::line`]); the caller plays
+//! the line on the deal ([`concrete_line`]: tableau moves are legal there, being moves on
+//! ranks, and a foundation move is legal exactly when its branch was the real card), keeps it
+//! if it wins there (the checker replays it like any win), and otherwise falls back to the
+//! exact search.
 //!
 //! With `k = 13` every card not home is fixed and no foundation move branches: the
 //! abstraction is the identity up to pile order, and the search visits exactly the positions
@@ -173,7 +177,9 @@
 //! the merging saves on small deals.
 
 use crate::card::KING;
+use crate::check::{steps_of, Board};
 use crate::deal::Deal;
+use crate::moves::{Move, FOUNDATION};
 use crate::rules::{Build, SequenceMoves};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -309,11 +315,28 @@ impl fmt::Display for QuotientVerdict {
     }
 }
 
+/// A move of the abstract search, by pile: piles never change places in it (only its key
+/// sorts them), so pile `i` is the deal's column `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AbstractMove {
+    /// Source pile.
+    pub from: u8,
+    /// Target pile, or `None` for the foundations.
+    pub to: Option<u8>,
+    /// Cards moved (more than one only with unlimited sequence moves).
+    pub count: u8,
+}
+
 /// What a quotient search found, and what it cost.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct QuotientResult {
     /// The answer.
     pub verdict: QuotientVerdict,
+    /// With `BranchWin`: the abstract line from the deal to the won position. Tableau moves
+    /// depend on ranks alone, so the line is legal on the deal up to its first foundation
+    /// move whose branch gave a card the wrong suit; [`concrete_line`] plays it there. With
+    /// `k = 13` nothing branches and the line is a win of the deal.
+    pub line: Vec<AbstractMove>,
     /// Distinct abstract positions stored (those without a safe move).
     pub positions: u64,
     /// Positions whose moves were generated (stored ones and those with a safe move).
@@ -335,6 +358,7 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
     let t0 = Instant::now();
     let mut out = QuotientResult {
         verdict: QuotientVerdict::Lost,
+        line: Vec::new(),
         positions: 0,
         nodes: 0,
         seconds: 0.0,
@@ -347,6 +371,9 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
         Ok(root) => {
             let mut s = Search::new(root, opts, stop, t0);
             out.verdict = s.run();
+            if out.verdict == QuotientVerdict::BranchWin {
+                out.line = s.line();
+            }
             out.positions = s.positions;
             out.nodes = s.nodes;
             out.bytes = s.peak_bytes;
@@ -356,6 +383,30 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
     }
     out.seconds = t0.elapsed().as_secs_f64();
     out
+}
+
+/// The abstract `line` of a branch win played on `deal` itself: its moves, if every one is
+/// legal there and the deal ends won. A branch that gave a card the wrong suit makes a
+/// foundation move illegal (the card on that pile is another suit's), and the answer is
+/// `None`. Played on the checker's board, so a line returned is a checked win (the solver
+/// replays it once more before returning it, as every win).
+pub fn concrete_line(deal: &Deal, line: &[AbstractMove]) -> Option<Vec<Move>> {
+    let mut board = Board::new(deal);
+    let mut out = Vec::with_capacity(line.len());
+    for m in line {
+        let pile = board.tableau.get(usize::from(m.from))?;
+        let card = *pile.get(pile.len().checked_sub(usize::from(m.count))?)?;
+        let mv = Move {
+            card,
+            from: m.from,
+            to: m.to.unwrap_or(FOUNDATION),
+            count: m.count,
+        };
+        let step = steps_of(&[mv]).pop()?;
+        board.play(&step).ok()?;
+        out.push(mv);
+    }
+    (board.cards_out() == 0).then_some(out)
 }
 
 /// A symbol: rank in the high bits, tag (a fixed card's suit, or [`UNFIXED`]) in the low 3.
@@ -912,6 +963,8 @@ struct Search<'a> {
     nodes: u64,
     peak_bytes: usize,
     depth: usize,
+    /// The move that won, if one did (see [`Search::line`]).
+    won_by: Option<AMove>,
 }
 
 impl<'a> Search<'a> {
@@ -934,6 +987,7 @@ impl<'a> Search<'a> {
             nodes: 0,
             peak_bytes: 0,
             depth: 0,
+            won_by: None,
         }
     }
 
@@ -1113,6 +1167,21 @@ impl<'a> Search<'a> {
         Ok(true)
     }
 
+    /// The moves from the deal to the position on top of the path, after a win: the move
+    /// into each frame, then the winning move (applied, never opened), `won_by`.
+    fn line(&self) -> Vec<AbstractMove> {
+        self.frames
+            .iter()
+            .filter_map(|f| f.via)
+            .chain(self.won_by)
+            .map(|m| AbstractMove {
+                from: m.from() as u8,
+                to: (m.to() != FOUND).then(|| m.to()),
+                count: m.count() as u8,
+            })
+            .collect()
+    }
+
     fn run(&mut self) -> QuotientVerdict {
         match self.dfs() {
             Ok(v) => v,
@@ -1141,6 +1210,7 @@ impl<'a> Search<'a> {
             top.next += 1;
             let m = self.a.apply(m);
             if self.a.won() {
+                self.won_by = Some(m);
                 return Ok(QuotientVerdict::BranchWin);
             }
             if !self.open(Some(m))? {

@@ -479,6 +479,7 @@ fn quotient_step<const W: usize>(
     match q.run(ctx.deal, &mut ctx.done, limits.max_nodes, bytes, deadline) {
         QuotientStep::Continue => None,
         QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        QuotientStep::Won { line } => Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))),
         QuotientStep::Lost { positions } => {
             let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
             out.states = positions;
@@ -531,6 +532,8 @@ pub(super) enum QuotientStep {
     Continue,
     /// The deal is lost: positions stored by the run that proved it.
     Lost { positions: u64 },
+    /// A run's win, played on the deal (see [`quotient::concrete_line`]).
+    Won { line: Vec<Move> },
     /// The deadline passed.
     Deadline,
 }
@@ -596,13 +599,23 @@ impl QuotientSchedule {
                         positions: r.positions,
                     }
                 }
-                QuotientVerdict::BranchWin if self.k < QUOTIENT_MAX_K => self.k += 1,
+                QuotientVerdict::BranchWin => {
+                    // A branch win whose line is legal on the deal itself is a win (every
+                    // branch it took was the real card); otherwise a wider window.
+                    if let Some(line) = quotient::concrete_line(deal, &r.line) {
+                        return QuotientStep::Won { line };
+                    }
+                    if self.k < QUOTIENT_MAX_K {
+                        self.k += 1;
+                    } else {
+                        self.off = true;
+                    }
+                }
                 QuotientVerdict::Limit(QuotientLimit::Nodes) => {
                     self.budget = self.budget.saturating_mul(2)
                 }
                 QuotientVerdict::Limit(QuotientLimit::Seconds) => return QuotientStep::Deadline,
-                QuotientVerdict::BranchWin
-                | QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
+                QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
                 | QuotientVerdict::NotApplicable(_) => self.off = true,
             }
         }

@@ -265,7 +265,9 @@ pub enum Phase {
     /// The complete search (every reduction proved to keep every win).
     Complete,
     /// The suit-blind quotient (see [`super::quotient`]): it exhausted an over-approximation of
-    /// the reachable positions and met no win, a proof of `unsolvable`; it never reports a win.
+    /// the reachable positions and met no win, a proof of `unsolvable`; or it met a won
+    /// abstract position whose line is legal on the deal itself (every branch it took was the
+    /// real card), a win replayed as every win.
     Quotient,
     /// The layered search (see [`super::layered`]): it closed every level of progress, a proof
     /// of `unsolvable`, or met a win, which is replayed as every win.
