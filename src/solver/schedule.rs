@@ -1,7 +1,8 @@
-//! The attempt scheduler: how one solve spends its budgets. A quick phase, then restarted
-//! depth-first attempts with doubling node budgets, and between the long ones probes (short
-//! attempts on a small table of their own, cut by Luby's sequence) and slices of the
-//! best-first pass ([`super::bestfirst`]). Every tuning constant of the schedule lives here,
+//! The attempt scheduler: how one solve spends its budgets. A quick phase, the portfolio's
+//! first slice, the quotient's first run, then restarted depth-first attempts with doubling
+//! node budgets, and between the long ones probes (short attempts on a small table of their
+//! own, cut by Luby's sequence), slices of the portfolio ([`super::portfolio`]) and the
+//! quotient's later runs. Every tuning constant of the schedule lives here,
 //! each with the measurements that chose it; so does the split of `--memory` between the
 //! table, the search paths, the caches, the probes and the best-first pass.
 
@@ -268,6 +269,7 @@ pub const PROVE_FROM_NODES: u64 = 1_280_000;
 /// and 371 in 34,208, 40,304 and 6,904 nodes, `unknown` at 300,000 with the quick phase cut
 /// to 1,000), so a game with a stock keeps 50,000; the others take 1,000.
 const QUICK_NODES: u64 = 1_000;
+/// Node budget of the quick phase in a game with a stock (see [`QUICK_NODES`]).
 const QUICK_NODES_STOCK: u64 = 50_000;
 
 /// The portfolio's first slice, right after a quick phase that ran out of nodes: its
