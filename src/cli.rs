@@ -444,10 +444,12 @@ pub struct BudgetArgs {
     /// Print the search's win as found, without the shortening pass.
     #[arg(long, hide = true)]
     pub no_shorten: bool,
-    /// Skip the quick phase (the complete search decides every deal).
+    /// Skip the quick phase (the complete search decides every deal; the portfolio's first
+    /// slice then waits for the first depth-first attempt).
     #[arg(long, help_heading = TUNING)]
     pub no_quick: bool,
-    /// No best-first searches (the portfolio) between the depth-first attempts.
+    /// No best-first searches (the portfolio) after the quick phase and between the
+    /// depth-first attempts.
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
     /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, swarm,

@@ -792,10 +792,40 @@ impl<'a, const W: usize> Context<'a, W> {
 
 #[cfg(test)]
 mod tests {
-    use super::luby;
+    use super::{luby, QuotientSchedule, QuotientStep};
+    use crate::check::{check_win, steps_of};
+    use crate::deal::Deal;
+    use crate::rules::Variant;
 
-    /// The sequence as Luby, Sinclair and Zuckerman define it (OEIS A182105): `2^(k-1)` at
-    /// `i = 2^k - 1`, otherwise the term at `i - 2^(k-1) + 1`.
+    /// Jacks under kings, queens alone, tens home (won by hand: a queen onto a king empties
+    /// a pile, a king goes there, its jack goes home, and so on). In the schedule's first run
+    /// (`k = 2`) the kings are outside the window, but the dealt refinement knows each king by
+    /// its place until it moves, so each branch is the real card: the run's line wins on the
+    /// deal, and the phase returns it, checked here by the checker.
+    #[test]
+    fn a_branch_win_that_replays_on_the_deal_is_a_win() {
+        let mut deal = Deal::empty(
+            Variant::BeleagueredCastle
+                .rules()
+                .with_start_rank(10)
+                .unwrap(),
+        );
+        deal.foundations = [10, 10, 10, 10, 0, 0, 0, 0];
+        for (i, p) in ["JD KC", "JC KD", "JH KS", "JS KH", "QC", "QD", "QH", "QS"]
+            .iter()
+            .enumerate()
+        {
+            deal.tableau[i] = p.split(' ').map(|c| c.parse().unwrap()).collect();
+        }
+        deal.validate().unwrap();
+        let mut done = 0;
+        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None) {
+            QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
+            _ => panic!("no win in the first run"),
+        }
+        assert!(done > 0);
+    }
+
     #[test]
     fn luby_sequence() {
         let first: Vec<u64> = (1..=16).map(luby).collect();
