@@ -93,19 +93,22 @@ fn cut_loops(deal: &Deal, steps: Vec<Step>) -> Vec<Step> {
     let mut board = Board::new(deal);
     let mut seen: HashMap<Vec<u8>, usize> = HashMap::default();
     seen.insert(board_bytes(&board), 0);
-    // `kept[k]` is the k-th kept step; `seen` maps the board after the first `k` kept steps
-    // to `k`.
+    // `kept[k]` is the k-th kept step; `keys[k]` the board after the first k kept steps.
     let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
+    let mut keys: Vec<Vec<u8>> = vec![board_bytes(&board)];
     for s in steps {
         board.play(&s).expect("the moves replay");
         let key = board_bytes(&board);
         if let Some(&i) = seen.get(&key) {
             // Back at the board after `i` kept steps: drop everything since.
-            seen.retain(|_, k| *k <= i);
+            for k in keys.drain(i + 1..) {
+                seen.remove(&k);
+            }
             kept.truncate(i);
         } else {
             kept.push(s);
-            seen.insert(key, kept.len());
+            seen.insert(key.clone(), kept.len());
+            keys.push(key);
         }
     }
     kept
