@@ -187,6 +187,10 @@ fn portfolio_slice<const W: usize>(
         .limits
         .max_nodes
         .map(|m| m.saturating_sub(ctx.done));
+    if cap == Some(0) {
+        // `--max-nodes` is spent (a member always expands at least one position).
+        return None;
+    }
     let before = pf.expanded;
     let (turn, freed) = pf.run(unit, cap, deadline, ctx.pool.as_ref(), Some(&ctx.table));
     ctx.done += pf.expanded - before;
