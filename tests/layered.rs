@@ -15,7 +15,7 @@ mod common;
 use castle::check::{check_win, replay, steps_of};
 use castle::solver::layered::{self, End, LayeredError};
 use castle::{Deal, Limits, Pruning, Solver, Variant, Verdict};
-use common::{exact, solve_checked};
+use common::{exact, plain_dfs, solve_checked};
 use rand::{Rng, SeedableRng};
 
 /// The layered search through the solver, within `nodes` and `memory` bytes (its wins
@@ -61,23 +61,6 @@ fn layered_run(
 /// The layered search alone, in memory, its raw line replayed.
 fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
     layered_run(deal, nodes, Limits::default().memory_bytes, None)
-}
-
-/// The plain depth-first search (no restarts, quick phase, portfolio, probes or quotient)
-/// within `nodes`: it decides `unsolvable` by entering every reachable position.
-fn plain_dfs(nodes: u64) -> Solver {
-    Solver {
-        limits: Limits {
-            max_nodes: Some(nodes),
-            ..Limits::default()
-        },
-        restarts: false,
-        quick: false,
-        best_first: false,
-        probes: None,
-        quotient: false,
-        ..Solver::default()
-    }
 }
 
 /// A budget that sends a search to disk: what the in-memory run `mem` stored as records

@@ -11,26 +11,9 @@ use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
     concrete_line, search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
 };
-use castle::{Deal, Limits, Solver, Variant, Verdict};
-use common::{cards, exact, f8, solve_checked};
+use castle::{Deal, Variant, Verdict};
+use common::{cards, exact, f8, plain_dfs, solve_checked};
 use std::sync::atomic::AtomicBool;
-
-/// The exact search as a plain exhaustive attempt (no quick phase, restarts, probes or
-/// best-first phase), so that an `unsolvable` counts every reachable position once.
-fn exact_plain(deal: &Deal, nodes: u64) -> castle::Outcome {
-    let solver = Solver {
-        limits: Limits {
-            max_nodes: Some(nodes),
-            ..Limits::default()
-        },
-        restarts: false,
-        quick: false,
-        best_first: false,
-        probes: None,
-        ..Solver::default()
-    };
-    solve_checked(&solver, deal)
-}
 
 /// The plain quotient (no dealt refinement).
 fn quotient(deal: &Deal, k: u8, nodes: u64) -> QuotientResult {
@@ -219,7 +202,7 @@ fn k13_is_the_exact_search() {
             if matches!(q.verdict, QuotientVerdict::Limit(_)) {
                 continue;
             }
-            let e = exact_plain(&deal, 1_000_000);
+            let e = solve_checked(&plain_dfs(1_000_000), &deal);
             // The dealt refinement tells moved cards from unmoved ones as well: more
             // positions, the same verdicts.
             let d = quotient_with(&deal, 13, true, 1_000_000);

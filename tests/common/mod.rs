@@ -187,6 +187,23 @@ pub fn exact(deal: &Deal, nodes: u64) -> Outcome {
     solve_checked(&solver, deal)
 }
 
+/// The plain depth-first search (no restarts, quick phase, portfolio, probes or quotient)
+/// within `nodes`: it decides `unsolvable` by entering every reachable position.
+pub fn plain_dfs(nodes: u64) -> Solver {
+    Solver {
+        limits: Limits {
+            max_nodes: Some(nodes),
+            ..Limits::default()
+        },
+        restarts: false,
+        quick: false,
+        best_first: false,
+        probes: None,
+        quotient: false,
+        ..Solver::default()
+    }
+}
+
 /// The verdict a slow solver's answer (a shortest win's length, or none) stands for.
 pub fn verdict_of(shortest: Option<usize>) -> Verdict {
     if shortest.is_some() {
