@@ -400,6 +400,17 @@ enum Halt {
     Unknown(Option<Limit>),
 }
 
+/// `unknown` when the `deadline` has passed (`Limit::Seconds`) or `stop` is up (no limit).
+fn clock(deadline: Option<Instant>, stop: Option<&AtomicBool>) -> Result<(), Halt> {
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(Halt::Unknown(Some(Limit::Seconds)));
+    }
+    if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+        return Err(Halt::Unknown(None));
+    }
+    Ok(())
+}
+
 struct Search<'a, const W: usize> {
     deal: &'a Deal,
     prune: Pruning,
@@ -701,19 +712,9 @@ impl<'a, const W: usize> Search<'a, W> {
         // A settle reads every partition: the clock and the stop flag are asked between
         // partitions too, so that a budget ends the search in time.
         let (deadline, stop) = (self.deadline, self.stop);
-        let give_up = || {
-            deadline.is_some_and(|d| Instant::now() >= d)
-                || stop.is_some_and(|s| s.load(Ordering::Relaxed))
-        };
-        let marks = match spill.settle::<W>(&give_up) {
+        let marks = match spill.settle::<W>(&|| clock(deadline, stop).is_err()) {
             Ok(Some(m)) => m,
-            Ok(None) => {
-                return Err(Halt::Unknown(
-                    self.deadline
-                        .is_some_and(|d| Instant::now() >= d)
-                        .then_some(Limit::Seconds),
-                ))
-            }
+            Ok(None) => return Err(clock(deadline, stop).err().unwrap_or(Halt::Unknown(None))),
             Err(e) => return Err(self.disk_failed(e)),
         };
         let n = self.spill.as_ref().map_or(0, Spill::candidates);
@@ -1075,13 +1076,7 @@ impl<'a, const W: usize> Search<'a, W> {
     /// take longer than many expansions). What is on disk stays as the last checkpoint left
     /// it: a resume cuts the files back to it.
     fn check_clock(&self) -> Result<(), Halt> {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Halt::Unknown(Some(Limit::Seconds)));
-        }
-        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            return Err(Halt::Unknown(None));
-        }
-        Ok(())
+        clock(self.deadline, self.stop)
     }
 
     /// Stores the position record `r` leads to (an entry of the class about to be closed).
