@@ -453,8 +453,8 @@ pub struct BudgetArgs {
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
     /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, swarm,
-    /// home, restarts, or all.
-    #[arg(long, help_heading = TUNING, default_value = "all", value_parser = parse_members, conflicts_with = "no_best_first")]
+    /// home, restarts, relocate; `default` (all but relocate), or all.
+    #[arg(long, help_heading = TUNING, default_value = "default", value_parser = parse_members, conflicts_with = "no_best_first")]
     pub portfolio: castle::solver::portfolio::Members,
     /// No probes (short depth-first attempts with new move orders) between the long ones.
     #[arg(long, help_heading = TUNING)]
@@ -847,7 +847,7 @@ fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, Strin
                 .map(|m| m.name())
                 .collect();
             Err(format!(
-                "`{name}` is not a member ({}, all)",
+                "`{name}` is not a member ({}, default, all)",
                 names.join(", ")
             ))
         }

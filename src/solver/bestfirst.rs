@@ -54,6 +54,8 @@ pub struct Eval {
     pub fifo: bool,
     /// Nonzero (and not `fifo`): among positions of equal `f`, an order drawn from this seed.
     pub tie_seed: u64,
+    /// Expand with [`Position::relocation_moves`] instead of the complete move set.
+    pub relocate: bool,
 }
 
 impl Eval {
@@ -69,6 +71,7 @@ impl Eval {
             waste: 0,
             fifo: false,
             tie_seed: 0,
+            relocate: false,
         }
     }
 
@@ -230,6 +233,17 @@ impl<'a, const W: usize> Pass<'a, W> {
             .at
             .take()
             .unwrap_or_else(|| (Position::new(self.deal), Vec::new()));
+        // A child of the position at hand (a search diving on a plateau): one edge on.
+        if let Some(&last) = from.last() {
+            let parent = self.nodes[i as usize].parent;
+            if parent == last && parent != i {
+                for &m in self.edge(i) {
+                    pos.apply(m);
+                }
+                from.push(i);
+                return (pos, from);
+            }
+        }
         self.chain(i, chain);
         chain.reverse();
         let shared = from
@@ -329,6 +343,10 @@ impl<'a, const W: usize> Pass<'a, W> {
         let end = self.expanded.saturating_add(budget);
         let mut list = MoveList::default();
         let mut chain = Vec::new();
+        // The moves to try, each a chain (one move each but with `relocate`): chain `k`
+        // ends at `ends[k]`.
+        let mut chains: Vec<Move> = Vec::new();
+        let mut ends: Vec<u32> = Vec::new();
         while let Some(&(_, _, g, i)) = self.queue.peek() {
             if self.expanded >= end {
                 return Stop::Budget;
@@ -348,10 +366,23 @@ impl<'a, const W: usize> Pass<'a, W> {
             let last = node.last;
             let (mut pos, at) = self.walk(i, &mut chain);
             self.expanded += 1;
-            pos.generate(self.prune, 0, last, &mut list);
-            for m in list.iter() {
+            if self.eval.relocate {
+                pos.relocation_moves(&mut chains, &mut ends);
+            } else {
+                pos.generate(self.prune, 0, last, &mut list);
+                chains.clear();
+                chains.extend(list.iter());
+                ends.clear();
+                ends.extend(1..=chains.len() as u32);
+            }
+            let mut from = 0;
+            for &end in &ends {
+                let chain = &chains[from as usize..end as usize];
+                from = end;
                 hist.clear();
-                pos.play(m, &mut hist);
+                for &m in chain {
+                    pos.play(m, &mut hist);
+                }
                 autoplay(&mut pos, self.prune, false, &mut hist);
                 let child_g = g + hist.len() as u32;
                 if pos.is_won() {
@@ -362,7 +393,10 @@ impl<'a, const W: usize> Pass<'a, W> {
                         self.win = Some(line);
                     }
                 } else {
-                    let moved = moved_card(m, hist.len());
+                    let moved = match chain {
+                        [m] => moved_card(*m, hist.len()),
+                        _ => None,
+                    };
                     self.offer(&pos, Some(i), &hist, child_g, moved);
                 }
                 for &u in hist.iter().rev() {

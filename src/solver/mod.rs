@@ -116,7 +116,7 @@ impl Default for Solver {
             shorten: true,
             quick: true,
             best_first: true,
-            members: portfolio::Members::ALL,
+            members: portfolio::Members::DEFAULT,
             probes: Some(PROBE_NODES),
             threads: 1,
             short: None,

@@ -44,11 +44,19 @@ pub enum Member {
     /// [`RESTART_NODES`] positions times the next term of Luby's sequence: the time such a
     /// greedy search takes to a win depends wildly on how it breaks ties.
     Restarts,
+    /// Greedy on the cards still out, breadth-first among positions with as many out (as
+    /// [`Member::Home`]), expanding with relocation moves
+    /// ([`crate::state::Position::relocation_moves`]): bigger steps, each a dig that brings a
+    /// card home or onto a parent, in the manner of fc-solve's meta-moves. Not in the default
+    /// set ([`Members::DEFAULT`]): on the 21 streets-and-alleys deals of 13001..17000 left
+    /// `unknown` at 10 s it wins 2 at 1 million positions, both won by other members too
+    /// (docs/performance-log.md); `--portfolio default,relocate` adds it.
+    Relocate,
 }
 
 impl Member {
     /// Every member, in the order they take turns.
-    pub const ALL: [Member; 7] = [
+    pub const ALL: [Member; 8] = [
         Member::Bound,
         Member::Disorder,
         Member::Dig,
@@ -56,6 +64,7 @@ impl Member {
         Member::Swarm,
         Member::Home,
         Member::Restarts,
+        Member::Relocate,
     ];
 
     /// The phase name of a win it found, in every output (the JSON report's `phase`).
@@ -68,6 +77,7 @@ impl Member {
             Member::Swarm => "swarm",
             Member::Home => "best-first:home",
             Member::Restarts => "best-first:restarts",
+            Member::Relocate => "best-first:relocate",
         }
     }
 
@@ -81,6 +91,7 @@ impl Member {
             Member::Swarm => "swarm",
             Member::Home => "home",
             Member::Restarts => "restarts",
+            Member::Relocate => "relocate",
         }
     }
 
@@ -138,6 +149,12 @@ impl Member {
                 tie_seed: 1,
                 ..Eval::default()
             },
+            Member::Relocate => Eval {
+                left: 10,
+                fifo: true,
+                relocate: true,
+                ..Eval::default()
+            },
             Member::Greedy | Member::Swarm => Eval {
                 g: 2,
                 bound: 50,
@@ -169,6 +186,9 @@ pub struct Members(pub u16);
 impl Members {
     /// Every member.
     pub const ALL: Members = Members((1 << Member::ALL.len()) - 1);
+    /// The members a solve runs unless told otherwise: every one but `relocate`, which has
+    /// not earned a place yet (see [`Member::Relocate`]).
+    pub const DEFAULT: Members = Members(Members::ALL.0 & !(1 << Member::Relocate as u16));
     /// The best-first member alone (castle's search before the portfolio).
     pub const BOUND: Members = Members(1);
 
@@ -181,7 +201,8 @@ impl Members {
             .map(|(_, m)| m)
     }
 
-    /// Parses a comma-separated list of member names (`all` for every one).
+    /// Parses a comma-separated list of member names (`all` for every one, `default` for
+    /// [`Members::DEFAULT`]).
     ///
     /// # Errors
     /// The name that is not a member's.
@@ -190,6 +211,10 @@ impl Members {
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if name == "all" {
                 set |= Members::ALL.0;
+                continue;
+            }
+            if name == "default" {
+                set |= Members::DEFAULT.0;
                 continue;
             }
             let i = Member::ALL

@@ -392,3 +392,210 @@ impl Position {
         }
     }
 }
+
+impl Position {
+    /// The relocation moves of the portfolio's `relocate` member, each a chain of legal
+    /// moves written to `out` (chain `k` ends at `ends[k]`): a card goes home from the top of
+    /// a pile or from under up to `e` cards, which are parked one to an empty pile first (`e`
+    /// the empty piles); an ordered run from the top of a pile (every suffix of the top run)
+    /// goes onto a card it builds on anywhere in another pile, the cards above that card
+    /// parked one to an empty pile first, as long as the empty piles left can carry the run;
+    /// and the top run of a pile (as much of it as the empty piles can carry) goes into an
+    /// empty pile, unless it is the whole pile.
+    ///
+    /// This is not the complete move set: moves of one card to an empty pile are missing, for
+    /// one. It is a smaller graph of bigger steps, in the manner of fc-solve's meta-moves
+    /// (its tests `0`, `3`, `4`, `6` and `8`), where a greedy search on the cards home climbs
+    /// far better than on single moves: a dig that takes several moves of no visible progress
+    /// is one step here. The member only ever reports a win, which the checker replays, so
+    /// nothing here can change a verdict. Games with a stock have none (a parked card would
+    /// change the fills).
+    pub fn relocation_moves(&self, out: &mut Vec<Move>, ends: &mut Vec<u32>) {
+        out.clear();
+        ends.clear();
+        if self.has_stock {
+            return;
+        }
+        let n = self.n;
+        let mut empties = [0u8; MAX_PILES];
+        let mut ne = 0;
+        for i in 0..n {
+            if self.len[i] == 0 {
+                empties[ne] = i as u8;
+                ne += 1;
+            }
+        }
+        let capacity = |left: usize| {
+            if self.unlimited {
+                MAX_PILE
+            } else {
+                1usize << left.min(6)
+            }
+        };
+        // Cards home, from the top or from under parked cards.
+        for i in 0..n {
+            let l = self.len[i] as usize;
+            for k in 0..=ne.min(l.saturating_sub(1)) {
+                if l == 0 {
+                    break;
+                }
+                let c = self.cards[i][l - 1 - k];
+                if !self.fits_foundation(c) {
+                    continue;
+                }
+                for (p, &e) in empties[..k].iter().enumerate() {
+                    out.push(Move::single(self.cards[i][l - 1 - p], i as u8, e));
+                }
+                out.push(Move::single(c, i as u8, FOUNDATION));
+                ends.push(out.len() as u32);
+                break;
+            }
+        }
+        // Runs onto a parent, parking the cards above the parent: every suffix of a pile's
+        // top run, and each whole ordered run below it, its cards above parked too.
+        for i in 0..n {
+            let l = self.len[i] as usize;
+            let mut top = l; // one past the top card of the run being looked at
+            let mut park_src = 0;
+            while top > 0 && park_src <= ne {
+                let mut bottom = top - 1;
+                while bottom > 0
+                    && self
+                        .build
+                        .builds_on(self.cards[i][bottom], self.cards[i][bottom - 1])
+                {
+                    bottom -= 1;
+                }
+                let starts = if park_src == 0 {
+                    bottom..top
+                } else {
+                    bottom..bottom + 1
+                };
+                for s in starts {
+                    let card = self.cards[i][s];
+                    let run = top - s;
+                    for j in 0..n {
+                        let lj = self.len[j] as usize;
+                        if j == i || lj == 0 {
+                            continue;
+                        }
+                        for d in (lj.saturating_sub(1 + ne - park_src)..lj).rev() {
+                            if !self.build.builds_on(card, self.cards[j][d]) {
+                                continue;
+                            }
+                            let park = lj - 1 - d;
+                            if run > capacity(ne - park_src - park) {
+                                continue;
+                            }
+                            for (p, &e) in empties[..park_src].iter().enumerate() {
+                                out.push(Move::single(self.cards[i][l - 1 - p], i as u8, e));
+                            }
+                            for (p, &e) in empties[park_src..park_src + park].iter().enumerate() {
+                                out.push(Move::single(self.cards[j][lj - 1 - p], j as u8, e));
+                            }
+                            out.push(Move {
+                                card,
+                                from: i as u8,
+                                to: j as u8,
+                                count: run as u8,
+                            });
+                            ends.push(out.len() as u32);
+                        }
+                    }
+                }
+                park_src += top - bottom;
+                top = bottom;
+            }
+        }
+        // The top run into an empty pile.
+        if ne > 0 {
+            let cap = capacity(ne - 1);
+            for i in 0..n {
+                let l = self.len[i] as usize;
+                let r = self.top_run(i);
+                if l == 0 || r == l {
+                    continue;
+                }
+                let run = r.min(cap);
+                out.push(Move {
+                    card: self.cards[i][l - run],
+                    from: i as u8,
+                    to: empties[0],
+                    count: run as u8,
+                });
+                ends.push(out.len() as u32);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::every_rule_set;
+    use crate::check::{steps_of, Board};
+    use crate::deal::Deal;
+    use crate::moves::{MoveList, FOUNDATION};
+    use crate::state::{Position, Pruning};
+
+    /// Random walks in every rule set: each relocation chain, expanded into the single moves
+    /// `play` makes of it, replays on the checker (the rules written apart from the search),
+    /// changes the position, and a chain ending with a foundation move sends a card home.
+    #[test]
+    fn every_relocation_chain_is_legal_on_the_checker() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let (mut chains, mut ends, mut hist) = (Vec::new(), Vec::new(), Vec::new());
+        let mut list = MoveList::default();
+        let mut checked = 0;
+        for (v, rules) in every_rule_set() {
+            for seed in 1..=6 {
+                let deal = Deal::from_seed(rules, seed);
+                let mut pos = Position::new(&deal);
+                let mut board = Board::new(&deal);
+                for _ in 0..300 {
+                    pos.relocation_moves(&mut chains, &mut ends);
+                    assert!(
+                        !rules.stock || ends.is_empty(),
+                        "{v}: a stock game has none"
+                    );
+                    let mut from = 0;
+                    for &end in &ends {
+                        let chain = &chains[from as usize..end as usize];
+                        from = end;
+                        let (before, home) = (pos.key::<4>(), pos.home());
+                        let mut h = Vec::new();
+                        for &m in chain {
+                            pos.play(m, &mut h);
+                        }
+                        let mut b = board.clone();
+                        for step in steps_of(&h) {
+                            b.play(&step).unwrap_or_else(|e| {
+                                panic!("{v} deal {seed}: chain {chain:?} -> {h:?}: {e}")
+                            });
+                        }
+                        assert_ne!(pos.key::<4>(), before, "{v}: a chain that changes nothing");
+                        if chain.last().is_some_and(|m| m.to == FOUNDATION) {
+                            assert_eq!(pos.home(), home + 1);
+                        }
+                        for &u in h.iter().rev() {
+                            pos.undo(u);
+                        }
+                        assert_eq!(pos.key::<4>(), before);
+                        checked += 1;
+                    }
+                    // On with a random move of the complete set.
+                    pos.generate(Pruning::NONE, 0, None, &mut list);
+                    if list.is_empty() {
+                        break;
+                    }
+                    hist.clear();
+                    pos.play(list.get(rng.gen_range(0..list.len())), &mut hist);
+                    for step in steps_of(&hist) {
+                        board.play(&step).expect("the walk's own move is legal");
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "only {checked} chains checked");
+    }
+}
