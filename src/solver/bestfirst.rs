@@ -116,6 +116,8 @@ struct Node {
     last: Option<(Card, u8)>,
     /// Reached again with a smaller `g` (by another node) after it was queued.
     stale: bool,
+    /// Edges from the deal's node.
+    depth: u32,
 }
 
 /// Why [`Pass::run`] returned.
@@ -233,35 +235,35 @@ impl<'a, const W: usize> Pass<'a, W> {
             .at
             .take()
             .unwrap_or_else(|| (Position::new(self.deal), Vec::new()));
-        // A child of the position at hand (a search diving on a plateau): one edge on.
-        if let Some(&last) = from.last() {
-            let parent = self.nodes[i as usize].parent;
-            if parent == last && parent != i {
-                for &m in self.edge(i) {
-                    pos.apply(m);
-                }
-                from.push(i);
-                return (pos, from);
+        // Climb from `i` to the first node on the line at hand (`from[d]` is its node at
+        // depth `d`), so that a step costs the tree distance, not the depth: a search diving
+        // on a plateau goes 100,000 positions deep.
+        chain.clear();
+        let mut x = i;
+        let keep = loop {
+            let d = self.nodes[x as usize].depth as usize;
+            if from.get(d) == Some(&x) {
+                break d + 1;
             }
-        }
-        self.chain(i, chain);
-        chain.reverse();
-        let shared = from
-            .iter()
-            .zip(chain.iter())
-            .take_while(|(a, b)| a == b)
-            .count();
-        for &j in from[shared..].iter().rev() {
+            chain.push(x);
+            let p = self.nodes[x as usize].parent;
+            if p == x {
+                break 0;
+            }
+            x = p;
+        };
+        for &j in from[keep..].iter().rev() {
             for &m in self.edge(j).iter().rev() {
                 pos.undo(m);
             }
         }
-        for &j in &chain[shared..] {
+        from.truncate(keep);
+        for &j in chain.iter().rev() {
             for &m in self.edge(j) {
                 pos.apply(m);
             }
+            from.push(j);
         }
-        std::mem::swap(&mut from, chain);
         (pos, from)
     }
 
@@ -296,7 +298,9 @@ impl<'a, const W: usize> Pass<'a, W> {
                 e.insert((g, i));
             }
         }
+        let depth = parent.map_or(0, |p| self.nodes[p as usize].depth + 1);
         self.nodes.push(Node {
+            depth,
             parent: parent.unwrap_or(i),
             start: self.moves.len() as u32,
             len: hist.len() as u32,
