@@ -381,10 +381,10 @@ impl<'a, const W: usize> Pass<'a, W> {
             }
             let mut from = 0;
             for &end in &ends {
-                let chain = &chains[from as usize..end as usize];
+                let steps = &chains[from as usize..end as usize];
                 from = end;
                 hist.clear();
-                for &m in chain {
+                for &m in steps {
                     pos.play(m, &mut hist);
                 }
                 autoplay(&mut pos, self.prune, false, &mut hist);
@@ -397,7 +397,7 @@ impl<'a, const W: usize> Pass<'a, W> {
                         self.win = Some(line);
                     }
                 } else {
-                    let moved = match chain {
+                    let moved = match steps {
                         [m] => moved_card(*m, hist.len()),
                         _ => None,
                     };
