@@ -49,8 +49,9 @@ pub enum Member {
     /// ([`crate::state::Position::relocation_moves`]): bigger steps, each a dig that brings a
     /// card home or onto a parent, in the manner of fc-solve's meta-moves. Not in the default
     /// set ([`Members::DEFAULT`]): on the 21 streets-and-alleys deals of 13001..17000 left
-    /// `unknown` at 10 s it wins 2 at 1 million positions, both won by other members too,
-    /// and none with the deepest position first on a tie (docs/performance-log.md);
+    /// `unknown` at 10 s it wins 2 at 1 million positions, both won by other members too
+    /// (and of the six of them fc-solve's greedy search wins, 2 at 2 million positions, none
+    /// with the deepest position first on a tie; docs/performance-log.md);
     /// `--portfolio default,relocate` adds it.
     Relocate,
 }

@@ -397,9 +397,10 @@ impl Position {
     /// The relocation moves of the portfolio's `relocate` member, each a chain of legal
     /// moves written to `out` (chain `k` ends at `ends[k]`): a card goes home from the top of
     /// a pile or from under up to `e` cards, which are parked one to an empty pile first (`e`
-    /// the empty piles); an ordered run from the top of a pile (every suffix of the top run)
-    /// goes onto a card it builds on anywhere in another pile, the cards above that card
-    /// parked one to an empty pile first, as long as the empty piles left can carry the run;
+    /// the empty piles); an ordered run (every suffix of a pile's top run, or a whole run
+    /// lower down, the cards above it parked first) goes onto a card it builds on anywhere in
+    /// another pile, the cards above that card parked too, as long as the empty piles left
+    /// can carry the run;
     /// and the top run of a pile (as much of it as the empty piles can carry) goes into an
     /// empty pile, unless it is the whole pile.
     ///
@@ -435,10 +436,10 @@ impl Position {
         // Cards home, from the top or from under parked cards.
         for i in 0..n {
             let l = self.len[i] as usize;
-            for k in 0..=ne.min(l.saturating_sub(1)) {
-                if l == 0 {
-                    break;
-                }
+            if l == 0 {
+                continue;
+            }
+            for k in 0..=ne.min(l - 1) {
                 let c = self.cards[i][l - 1 - k];
                 if !self.fits_foundation(c) {
                     continue;
