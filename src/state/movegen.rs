@@ -394,23 +394,27 @@ impl Position {
 }
 
 impl Position {
-    /// The relocation moves of the portfolio's `relocate` member, each a chain of legal
-    /// moves written to `out` (chain `k` ends at `ends[k]`): a card goes home from the top of
-    /// a pile or from under up to `e` cards, which are parked one to an empty pile first (`e`
-    /// the empty piles); an ordered run (every suffix of a pile's top run, or a whole run
-    /// lower down, the cards above it parked first) goes onto a card it builds on anywhere in
-    /// another pile, the cards above that card parked too, as long as the empty piles left
-    /// can carry the run;
-    /// and the top run of a pile (as much of it as the empty piles can carry) goes into an
-    /// empty pile, unless it is the whole pile.
+    /// The relocation moves of the portfolio's relocating members, each a chain of legal
+    /// moves written to `out` (chain `k` ends at `ends[k]`), in fc-solve's order of its
+    /// meta-moves (its tests `0`, `3`, `4`, `6` and `8`), `e` the empty piles:
+    /// - a pile's top card home;
+    /// - a card home from under up to `e` cards, parked one to an empty pile first;
+    /// - each whole ordered run of a pile, at any depth, onto an *open* card of another pile
+    ///   (one with at most `e` cards above it, not already covered by a card that builds on
+    ///   it), the cards above that card parked first, then the cards above the run, as long
+    ///   as the empty piles left can carry the run;
+    /// - a run into an empty pile: a pile's top run (not the whole pile) when the other empty
+    ///   piles can carry it; a run lower down with the cards above it parked first, as much
+    ///   of its top as the empty piles left can carry;
+    /// - the part of a pile's top run above its lowest card onto an open card of another
+    ///   pile, the cards above that card parked first (parents in fc-solve's suit order).
     ///
-    /// This is not the complete move set: moves of one card to an empty pile are missing, for
-    /// one. It is a smaller graph of bigger steps, in the manner of fc-solve's meta-moves
-    /// (its tests `0`, `3`, `4`, `6` and `8`), where a greedy search on the cards home climbs
-    /// far better than on single moves: a dig that takes several moves of no visible progress
-    /// is one step here. The member only ever reports a win, which the checker replays, so
-    /// nothing here can change a verdict. Games with a stock have none (a parked card would
-    /// change the fills).
+    /// This is not the complete move set: a single card to an empty pile, for one, is
+    /// missing. It is a smaller graph of bigger steps, where a greedy or randomized search
+    /// climbs far better than on single moves: a dig that takes several moves of no visible
+    /// progress is one step here. The members only ever report a win, which the checker
+    /// replays, so nothing here can change a verdict. Games with a stock have none (a parked
+    /// card would change the fills).
     pub fn relocation_moves(&self, out: &mut Vec<Move>, ends: &mut Vec<u32>) {
         out.clear();
         ends.clear();
@@ -433,102 +437,198 @@ impl Position {
                 1usize << left.min(6)
             }
         };
-        // Cards home, from the top or from under parked cards.
-        for i in 0..n {
-            let l = self.len[i] as usize;
-            if l == 0 {
-                continue;
-            }
-            for k in 0..=ne.min(l - 1) {
-                let c = self.cards[i][l - 1 - k];
-                if !self.fits_foundation(c) {
-                    continue;
+        // The cards a run may go onto, pile by pile, lowest first: those with at most `ne`
+        // cards above them (which are parked, one to an empty pile), and not already covered
+        // by a card that builds on them (taking a card off its parent to put another there
+        // only swaps them).
+        let mut parents = [(0u8, 0u8); MAX_PILES * (MAX_PILES + 1)];
+        let mut np = 0;
+        for j in 0..n {
+            let lj = self.len[j] as usize;
+            for d in lj.saturating_sub(ne + 1)..lj {
+                if d + 1 == lj || !self.build.builds_on(self.cards[j][d + 1], self.cards[j][d]) {
+                    parents[np] = (j as u8, d as u8);
+                    np += 1;
                 }
-                for (p, &e) in empties[..k].iter().enumerate() {
-                    out.push(Move::single(self.cards[i][l - 1 - p], i as u8, e));
-                }
-                out.push(Move::single(c, i as u8, FOUNDATION));
-                ends.push(out.len() as u32);
-                break;
             }
         }
-        // Runs onto a parent, parking the cards above the parent: every suffix of a pile's
-        // top run, and each whole ordered run below it, its cards above parked too.
+        let parents = &parents[..np];
+        // The parents by rank (bit `k`: `parents[k]`), so that a card looks only at the cards
+        // one rank above or below it (every build rule builds by one rank).
+        let mut by_rank = [0u128; 16];
+        for (k, &(j, d)) in parents.iter().enumerate() {
+            by_rank[usize::from(self.cards[usize::from(j)][usize::from(d)].rank())] |= 1 << k;
+        }
+        let candidates = |card: Card, i: usize| {
+            let r = usize::from(card.rank());
+            let mut m = by_rank[r + 1] | if r > 0 { by_rank[r - 1] } else { 0 };
+            std::iter::from_fn(move || {
+                while m != 0 {
+                    let k = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let (j, d) = parents[k];
+                    if usize::from(j) != i {
+                        return Some((usize::from(j), usize::from(d)));
+                    }
+                }
+                None
+            })
+        };
+        // The lowest card of the ordered run that pile `i`'s card `c` lies in, upwards.
+        let run_end = |i: usize, c: usize| {
+            let mut e = c;
+            while e + 1 < self.len[i] as usize
+                && self.build.builds_on(self.cards[i][e + 1], self.cards[i][e])
+            {
+                e += 1;
+            }
+            e
+        };
+        // Parks the top `k` cards of pile `i` one to an empty pile, from `empties[at]` on.
+        let park = |out: &mut Vec<Move>, i: usize, k: usize, at: usize| {
+            let l = self.len[i] as usize;
+            for p in 0..k {
+                out.push(Move::single(
+                    self.cards[i][l - 1 - p],
+                    i as u8,
+                    empties[at + p],
+                ));
+            }
+        };
+        // A card home from the top of a pile.
         for i in 0..n {
             let l = self.len[i] as usize;
-            let mut top = l; // one past the top card of the run being looked at
-            let mut park_src = 0;
-            while top > 0 && park_src <= ne {
-                let mut bottom = top - 1;
-                while bottom > 0
-                    && self
-                        .build
-                        .builds_on(self.cards[i][bottom], self.cards[i][bottom - 1])
-                {
-                    bottom -= 1;
+            if l > 0 && self.fits_foundation(self.cards[i][l - 1]) {
+                out.push(Move::single(self.cards[i][l - 1], i as u8, FOUNDATION));
+                ends.push(out.len() as u32);
+            }
+        }
+        // A card home from under up to `ne` cards, parked first.
+        for i in 0..n {
+            let l = self.len[i] as usize;
+            for c in (l.saturating_sub(ne + 1)..l.saturating_sub(1)).rev() {
+                let card = self.cards[i][c];
+                if self.fits_foundation(card) {
+                    park(out, i, l - 1 - c, 0);
+                    out.push(Move::single(card, i as u8, FOUNDATION));
+                    ends.push(out.len() as u32);
                 }
-                let starts = if park_src == 0 {
-                    bottom..top
-                } else {
-                    bottom..bottom + 1
-                };
-                for s in starts {
-                    let card = self.cards[i][s];
-                    let run = top - s;
-                    for j in 0..n {
-                        let lj = self.len[j] as usize;
-                        if j == i || lj == 0 {
-                            continue;
-                        }
-                        for d in (lj.saturating_sub(1 + ne - park_src)..lj).rev() {
-                            if !self.build.builds_on(card, self.cards[j][d]) {
-                                continue;
-                            }
-                            let park = lj - 1 - d;
-                            if run > capacity(ne - park_src - park) {
-                                continue;
-                            }
-                            for (p, &e) in empties[..park_src].iter().enumerate() {
-                                out.push(Move::single(self.cards[i][l - 1 - p], i as u8, e));
-                            }
-                            for (p, &e) in empties[park_src..park_src + park].iter().enumerate() {
-                                out.push(Move::single(self.cards[j][lj - 1 - p], j as u8, e));
-                            }
+            }
+        }
+        // Each whole ordered run of a pile, at any depth, onto an open card of another pile:
+        // the cards above that card parked first, then the cards above the run, as long as
+        // the empty piles left can carry the run.
+        for i in 0..n {
+            let l = self.len[i] as usize;
+            let mut c = 0;
+            while c < l {
+                let e = run_end(i, c);
+                let above = l - 1 - e;
+                let run = e + 1 - c;
+                let card = self.cards[i][c];
+                if above > ne {
+                    c = e + 1;
+                    continue;
+                }
+                for (j, d) in candidates(card, i) {
+                    let parked = self.len[j] as usize - 1 - d;
+                    if parked + above > ne
+                        || !self.build.builds_on(card, self.cards[j][d])
+                        || run > capacity(ne - parked - above)
+                    {
+                        continue;
+                    }
+                    park(out, j, parked, 0);
+                    park(out, i, above, parked);
+                    out.push(Move {
+                        card,
+                        from: i as u8,
+                        to: j as u8,
+                        count: run as u8,
+                    });
+                    ends.push(out.len() as u32);
+                }
+                c = e + 1;
+            }
+        }
+        // A run into an empty pile: a pile's top run when the other empty piles can carry it
+        // and it is not the whole pile; a run lower down, the cards above it parked first, as
+        // much of its top as the empty piles left can carry.
+        if ne > 0 {
+            for i in 0..n {
+                let l = self.len[i] as usize;
+                let mut c = 0;
+                while c < l {
+                    let e = run_end(i, c);
+                    if e + 1 == l {
+                        if c > 0 && l - c <= capacity(ne - 1) {
                             out.push(Move {
-                                card,
+                                card: self.cards[i][c],
                                 from: i as u8,
-                                to: j as u8,
-                                count: run as u8,
+                                to: empties[0],
+                                count: (l - c) as u8,
+                            });
+                            ends.push(out.len() as u32);
+                        }
+                    } else {
+                        let above = l - 1 - e;
+                        if above < ne {
+                            let start = (e + 1).saturating_sub(capacity(ne - above - 1)).max(c);
+                            park(out, i, above, 0);
+                            out.push(Move {
+                                card: self.cards[i][start],
+                                from: i as u8,
+                                to: empties[above],
+                                count: (e + 1 - start) as u8,
                             });
                             ends.push(out.len() as u32);
                         }
                     }
+                    c = e + 1;
                 }
-                park_src += top - bottom;
-                top = bottom;
             }
         }
-        // The top run into an empty pile.
-        if ne > 0 {
-            let cap = capacity(ne - 1);
-            for i in 0..n {
-                let l = self.len[i] as usize;
-                let r = self.top_run(i);
-                if l == 0 || r == l {
-                    continue;
+        // The part of a pile's top run above its lowest card onto an open card of another
+        // pile, the cards above that card parked first.
+        for i in 0..n {
+            let l = self.len[i] as usize;
+            if l < 2 {
+                continue;
+            }
+            let bottom = l - self.top_run(i);
+            for c in bottom + 1..l {
+                let card = self.cards[i][c];
+                // In fc-solve's order of the parents' suits (a card has at most 16 parents:
+                // two ranks, four suits, two decks).
+                let mut fit = [(0u8, 0usize, 0usize); 16];
+                let mut nf = 0;
+                for (j, d) in candidates(card, i) {
+                    let to = self.cards[j][d];
+                    let parked = self.len[j] as usize - 1 - d;
+                    if self.build.builds_on(card, to) && l - c <= capacity(ne - parked) {
+                        fit[nf] = (FC_SUIT_RANK[to.suit_index()], j, d);
+                        nf += 1;
+                    }
                 }
-                let run = r.min(cap);
-                out.push(Move {
-                    card: self.cards[i][l - run],
-                    from: i as u8,
-                    to: empties[0],
-                    count: run as u8,
-                });
-                ends.push(out.len() as u32);
+                fit[..nf].sort_unstable();
+                for &(_, j, d) in &fit[..nf] {
+                    park(out, j, self.len[j] as usize - 1 - d, 0);
+                    out.push(Move {
+                        card,
+                        from: i as u8,
+                        to: j as u8,
+                        count: (l - c) as u8,
+                    });
+                    ends.push(out.len() as u32);
+                }
             }
         }
     }
 }
+
+/// Each suit's place in fc-solve's order of the suits (hearts, clubs, diamonds, spades), by
+/// castle's suit index (clubs, diamonds, hearts, spades).
+const FC_SUIT_RANK: [u8; 4] = [1, 2, 0, 3];
 
 #[cfg(test)]
 mod tests {
