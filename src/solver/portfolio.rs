@@ -47,18 +47,20 @@ pub enum Member {
     /// Greedy on the cards still out, breadth-first among positions with as many out (as
     /// [`Member::Home`]), expanding with relocation moves
     /// ([`crate::state::Position::relocation_moves`]): bigger steps, each a dig that brings a
-    /// card home or onto a parent, in the manner of fc-solve's meta-moves. Not in the default
-    /// set ([`Members::DEFAULT`]): on the 21 streets-and-alleys deals of 13001..17000 left
-    /// `unknown` at 10 s it wins 2 at 1 million positions, both won by other members too
-    /// (and of the six of them fc-solve's greedy search wins, 2 at 2 million positions, none
-    /// with the deepest position first on a tie; docs/performance-log.md);
-    /// `--portfolio default,relocate` adds it.
+    /// card home, onto a parent or into an empty pile, as fc-solve's meta-moves do. On the 21
+    /// streets-and-alleys deals of 13001..17000 left `unknown` at 10 s it wins 6 at a million
+    /// positions each, where the members before it win at most 4 (docs/performance-log.md).
     Relocate,
+    /// The swarm's depth-first searches ([`Member::Swarm`]) over relocation moves, the moves
+    /// home first and the rest in each search's random order, as fc-solve's `random-dfs` soft
+    /// threads over its meta-moves (`-to [01][23468]`): on the same 21 deals, 8 at a million
+    /// positions each, the most of any member.
+    RelocateSwarm,
 }
 
 impl Member {
     /// Every member, in the order they take turns.
-    pub const ALL: [Member; 8] = [
+    pub const ALL: [Member; 9] = [
         Member::Bound,
         Member::Disorder,
         Member::Dig,
@@ -67,6 +69,7 @@ impl Member {
         Member::Home,
         Member::Restarts,
         Member::Relocate,
+        Member::RelocateSwarm,
     ];
 
     /// The phase name of a win it found, in every output (the JSON report's `phase`).
@@ -80,6 +83,7 @@ impl Member {
             Member::Home => "best-first:home",
             Member::Restarts => "best-first:restarts",
             Member::Relocate => "best-first:relocate",
+            Member::RelocateSwarm => "swarm:relocate",
         }
     }
 
@@ -94,6 +98,7 @@ impl Member {
             Member::Home => "home",
             Member::Restarts => "restarts",
             Member::Relocate => "relocate",
+            Member::RelocateSwarm => "relocate-swarm",
         }
     }
 
@@ -103,11 +108,28 @@ impl Member {
     /// parent links), each other member a quarter of that. With the swarm at a quarter,
     /// `castle batch --max-nodes 2000000 -j 1` left sa 1..500 with 6 unknown in 44.9 M
     /// nodes and bc 1..1000 2 in 43.6 M; at this share 5 in 44.2 M and 2 in 42.3 M.
+    /// The relocating members, which join only the long attempts' slices
+    /// ([`Member::joins_at`]), take twice the swarm's share (`relocate-swarm`) and as much
+    /// (`relocate`): on the 21 streets-and-alleys tuning deals (see [`Member::Relocate`]) at
+    /// 40 s each, every member in every slice, the older members alone won 9; with the two at
+    /// a quarter each, 10; at 4 and 2 quarters, 12; at these 8 and 4, 13.
     pub const fn share(self) -> u64 {
         match self {
             Member::Bound => 4,
             Member::Swarm => 4,
+            Member::RelocateSwarm => 8,
+            Member::Relocate => 4,
             _ => 1,
+        }
+    }
+
+    /// The least slice the member runs in (in the best-first member's positions, the
+    /// `unit` of [`Portfolio::run`]): the relocating members wait for the long attempts
+    /// (see [`RELOCATING_JOIN`]).
+    pub const fn joins_at(self) -> u64 {
+        match self {
+            Member::Relocate | Member::RelocateSwarm => RELOCATING_JOIN,
+            _ => 0,
         }
     }
 
@@ -157,7 +179,7 @@ impl Member {
                 relocate: true,
                 ..Eval::default()
             },
-            Member::Greedy | Member::Swarm => Eval {
+            Member::Greedy | Member::Swarm | Member::RelocateSwarm => Eval {
                 g: 2,
                 bound: 50,
                 ..Eval::default()
@@ -169,6 +191,16 @@ impl Member {
         e
     }
 }
+
+/// The least slice the relocating members run in ([`Member::joins_at`]): 100,000 positions of
+/// the best-first member's, a sixteenth of a depth-first attempt of 1.6 million nodes (the
+/// attempts double from 20,000, so they join at the one of 2.56 million), so that a deal
+/// decided sooner never pays for them. Their positions cost more than the others'
+/// (each step is a chain of moves, and a position has many), and with them in every slice
+/// from the first, `castle bench -v bc` took 9.0 s against 8.2 (8,362,649 nodes against
+/// 8,181,060); from this slice on, 8.2 to 8.6 s against 8.0 with 8,175,362 nodes, and sa
+/// 1..100 and citadel 1..200 the same nodes as without them (docs/performance-log.md).
+pub const RELOCATING_JOIN: u64 = 100_000;
 
 /// What each waste card adds to `f` in a stock game, in tenths of a move. `h` counts a stock
 /// card as a move still needed, so with weight 5 a deal lowers `f` by four moves' worth, as
@@ -188,9 +220,8 @@ pub struct Members(pub u16);
 impl Members {
     /// Every member.
     pub const ALL: Members = Members((1 << Member::ALL.len()) - 1);
-    /// The members a solve runs unless told otherwise: every one but `relocate`, which has
-    /// not earned a place yet (see [`Member::Relocate`]).
-    pub const DEFAULT: Members = Members(Members::ALL.0 & !(1 << Member::Relocate as u16));
+    /// The members a solve runs unless told otherwise: every one.
+    pub const DEFAULT: Members = Members::ALL;
     /// The best-first member alone (castle's search before the portfolio).
     pub const BOUND: Members = Members(1);
 
@@ -261,6 +292,9 @@ impl<'a, const W: usize> Runner<'a, W> {
             Member::Swarm => {
                 Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)))
             }
+            Member::RelocateSwarm => Runner::Swarm(Box::new(
+                Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED).relocating(),
+            )),
             Member::Restarts => Runner::Restarts(
                 Box::new(Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal))),
                 deal,
@@ -359,6 +393,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     pub(super) fn slice_nodes(&self, unit: u64) -> u64 {
         self.passes
             .iter()
+            .filter(|(m, _)| unit >= m.joins_at())
             .map(|(m, _)| unit * m.share() / Member::SHARES)
             .sum()
     }
@@ -377,6 +412,9 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     ) -> (Turn, usize) {
         let total = self.slice_nodes(unit).max(1);
         let nodes = |m: Member| {
+            if unit < m.joins_at() {
+                return 0;
+            }
             let want = unit * m.share() / Member::SHARES;
             let n = match cap {
                 Some(c) if c < total => {
@@ -397,13 +435,19 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 use rayon::prelude::*;
                 self.passes
                     .par_iter_mut()
-                    .map(|(m, p)| p.run(nodes(*m), limits, proved))
+                    .map(|(m, p)| match nodes(*m) {
+                        0 => Stop::Budget,
+                        n => p.run(n, limits, proved),
+                    })
                     .collect()
             }),
             _ => {
                 let mut stops = Vec::with_capacity(self.passes.len());
                 for (m, p) in &mut self.passes {
-                    let stop = p.run(nodes(*m), limits, proved);
+                    let stop = match nodes(*m) {
+                        0 => Stop::Budget,
+                        n => p.run(n, limits, proved),
+                    };
                     stops.push(stop);
                     // One member's win ends the slice.
                     if stop == Stop::Won {

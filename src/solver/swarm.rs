@@ -60,6 +60,9 @@ struct Searcher {
     frames: Vec<Frame>,
     /// Untried moves of every frame, stacked.
     moves: Vec<Move>,
+    /// With [`Swarm::relocating`]: the untried chains of every frame, stacked, each a span of
+    /// `moves` (the frames count chains, not moves).
+    spans: Vec<(u32, u32)>,
     /// The line from the deal to `pos`.
     hist: Vec<Move>,
     /// State of its random order (xorshift).
@@ -91,6 +94,11 @@ pub(super) struct Swarm<const W: usize> {
     /// Searches not yet out of moves.
     live: usize,
     list: MoveList,
+    /// Expand with [`Position::relocation_moves`] (see [`Swarm::relocating`]).
+    relocate: bool,
+    /// Scratch for the relocation chains of a position.
+    chains: Vec<Move>,
+    ends: Vec<u32>,
     /// The win found.
     pub(super) win: Option<Vec<Move>>,
     /// Positions expanded so far.
@@ -110,6 +118,7 @@ impl<const W: usize> Swarm<W> {
                 pos: pos.clone(),
                 frames: Vec::new(),
                 moves: Vec::new(),
+                spans: Vec::new(),
                 hist: Vec::new(),
                 rng: (seed ^ (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1,
                 done: false,
@@ -123,10 +132,58 @@ impl<const W: usize> Swarm<W> {
             left: QUANTUM,
             live: 0,
             list: MoveList::default(),
+            relocate: false,
+            chains: Vec::new(),
+            ends: Vec::new(),
             win: None,
             expanded: 0,
             started: false,
             deal_pos: pos,
+        }
+    }
+
+    /// The searches expand with [`Position::relocation_moves`] instead of the complete move
+    /// set: a card home from under parked cards, a run onto a parent with the cards above the
+    /// parent parked, a run into an empty pile (fc-solve's meta-moves), the moves home first
+    /// and the rest in each search's random order, as in fc-solve's `random-dfs` soft threads
+    /// with tests `[01][23468]`. The graph is smaller than the game's, so its dead ends are
+    /// dead ends of that graph only; they stay in this swarm's own set and never reach the
+    /// table or a verdict.
+    pub(super) fn relocating(mut self) -> Self {
+        self.relocate = true;
+        self
+    }
+
+    /// Pushes the relocation chains of `pos` onto `sr`'s stacks, the moves home first, each
+    /// group in an order drawn from `jitter`.
+    fn push_chains(&mut self, s: usize, jitter: u64) {
+        let pos = &self.searchers[s].pos;
+        pos.relocation_moves(&mut self.chains, &mut self.ends);
+        let sr = &mut self.searchers[s];
+        let start = sr.spans.len();
+        let base = sr.moves.len() as u32;
+        let mut from = 0;
+        for &end in &self.ends {
+            sr.spans.push((base + from, base + end));
+            from = end;
+        }
+        sr.moves.extend_from_slice(&self.chains);
+        let spans = &mut sr.spans[start..];
+        let home = |sp: &(u32, u32), moves: &[Move]| {
+            moves[sp.1 as usize - 1].to == crate::moves::FOUNDATION
+        };
+        let moves = &sr.moves;
+        spans.sort_by_key(|sp| !home(sp, moves));
+        let split = spans.iter().take_while(|sp| home(sp, moves)).count();
+        let mut x = jitter;
+        let (first, rest) = spans.split_at_mut(split);
+        for group in [first, rest] {
+            for i in (1..group.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                group.swap(i, (x % (i as u64 + 1)) as usize);
+            }
         }
     }
 
@@ -139,6 +196,7 @@ impl<const W: usize> Swarm<W> {
             .map(|s| {
                 s.frames.capacity() * std::mem::size_of::<Frame>()
                     + (s.moves.capacity() + s.hist.capacity()) * std::mem::size_of::<Move>()
+                    + s.spans.capacity() * 8
             })
             .sum();
         set + paths
@@ -171,14 +229,20 @@ impl<const W: usize> Swarm<W> {
             self.seen.insert(key, all);
             for s in 0..self.searchers.len() {
                 let jitter = self.searchers[s].jitter();
-                let left_out = pos.generate(self.prune, jitter, None, &mut self.list);
-                let sr = &mut self.searchers[s];
-                sr.pos = pos.clone();
-                sr.hist = hist.clone();
-                sr.moves.extend(self.list.iter());
-                sr.frames.push(Frame {
+                self.searchers[s].pos = pos.clone();
+                self.searchers[s].hist = hist.clone();
+                let (end, left_out) = if self.relocate {
+                    self.push_chains(s, jitter);
+                    (self.searchers[s].spans.len(), false)
+                } else {
+                    let left_out = pos.generate(self.prune, jitter, None, &mut self.list);
+                    let sr = &mut self.searchers[s];
+                    sr.moves.extend(self.list.iter());
+                    (sr.moves.len(), left_out)
+                };
+                self.searchers[s].frames.push(Frame {
                     next: 0,
-                    end: sr.moves.len() as u32,
+                    end: end as u32,
                     entry: hist.len() as u32,
                     dead: !left_out,
                 });
@@ -214,7 +278,9 @@ impl<const W: usize> Swarm<W> {
     /// must). True when it won.
     fn step(&mut self, proved: Option<&Table<W>>) -> bool {
         let prune = self.prune;
-        let s = &mut self.searchers[self.turn];
+        let relocate = self.relocate;
+        let turn = self.turn;
+        let s = &mut self.searchers[turn];
         loop {
             let Some(f) = s.frames.last_mut() else {
                 s.done = true;
@@ -236,17 +302,34 @@ impl<const W: usize> Swarm<W> {
                     g.dead &= dead;
                 }
                 let below = s.frames.last().map_or(0, |g| g.end as usize);
-                s.moves.truncate(below);
+                if relocate {
+                    if let Some(&(a, _)) = s.spans.get(below) {
+                        s.moves.truncate(a as usize);
+                    }
+                    s.spans.truncate(below);
+                } else {
+                    s.moves.truncate(below);
+                }
                 while s.hist.len() > entry {
                     let m = s.hist.pop().expect("line longer than its entry");
                     s.pos.undo(m);
                 }
                 continue;
             }
-            let m = s.moves[f.next as usize];
-            f.next += 1;
             let before = s.hist.len();
-            s.pos.play(m, &mut s.hist);
+            let m = if relocate {
+                let (a, b) = s.spans[f.next as usize];
+                for k in a..b {
+                    let m = s.moves[k as usize];
+                    s.pos.play(m, &mut s.hist);
+                }
+                None
+            } else {
+                let m = s.moves[f.next as usize];
+                s.pos.play(m, &mut s.hist);
+                Some(m)
+            };
+            f.next += 1;
             autoplay(&mut s.pos, prune, false, &mut s.hist);
             if s.pos.is_won() {
                 self.win = Some(s.hist.clone());
@@ -278,14 +361,22 @@ impl<const W: usize> Swarm<W> {
                 }
                 continue;
             }
-            let last = moved_card(m, s.hist.len() - before);
             let jitter = s.jitter();
-            let left_out = s.pos.generate(prune, jitter, last, &mut self.list);
-            let start = s.moves.len() as u32;
-            s.moves.extend(self.list.iter());
+            let (start, end, left_out) = if let Some(m) = m {
+                let last = moved_card(m, s.hist.len() - before);
+                let left_out = s.pos.generate(prune, jitter, last, &mut self.list);
+                let start = s.moves.len() as u32;
+                s.moves.extend(self.list.iter());
+                (start, s.moves.len() as u32, left_out)
+            } else {
+                let start = s.spans.len() as u32;
+                self.push_chains(turn, jitter);
+                (start, self.searchers[turn].spans.len() as u32, false)
+            };
+            let s = &mut self.searchers[turn];
             s.frames.push(Frame {
                 next: start,
-                end: s.moves.len() as u32,
+                end,
                 entry: before as u32,
                 dead: !left_out,
             });
@@ -311,32 +402,42 @@ mod tests {
 
     /// Streets-and-alleys deals the exact search decides in few nodes: on the lost ones (in
     /// under 5,000 nodes) the swarm runs out of positions without a win; on the won ones its
-    /// win replays on the checker (it may also run out first: only a win counts).
+    /// win replays on the checker (it may also run out first: only a win counts). With
+    /// relocation moves too: their graph is part of the game's, so a lost deal has no win
+    /// there either, and it is finite.
     #[test]
     fn the_swarm_wins_only_where_a_win_exists() {
-        let (mut lost, mut won) = (0, 0);
-        for seed in 1..=30 {
-            let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
-            let mut exact = Solver::default();
-            exact.limits.max_nodes = Some(200_000);
-            let out = exact.solve(&deal).expect("replays");
-            let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 4, seed);
-            let stop = swarm.run(1_000_000, ROOM, None);
-            match out.verdict {
-                Verdict::Unsolvable if out.nodes < 5_000 => {
-                    assert_eq!(stop, Stop::Exhausted, "deal {seed}");
-                    assert!(swarm.win.is_none());
-                    lost += 1;
+        for relocate in [false, true] {
+            let (mut lost, mut won) = (0, 0);
+            for seed in 1..=30 {
+                let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
+                let mut exact = Solver::default();
+                exact.limits.max_nodes = Some(200_000);
+                let out = exact.solve(&deal).expect("replays");
+                let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 4, seed);
+                if relocate {
+                    swarm = swarm.relocating();
                 }
-                Verdict::Solvable if stop == Stop::Won => {
-                    let line = swarm.win.take().expect("a win with Stop::Won");
-                    check_win(&deal, &steps_of(&line)).expect("the swarm's win replays");
-                    won += 1;
+                let stop = swarm.run(1_000_000, ROOM, None);
+                match out.verdict {
+                    Verdict::Unsolvable if out.nodes < 5_000 => {
+                        assert_eq!(stop, Stop::Exhausted, "deal {seed}");
+                        assert!(swarm.win.is_none());
+                        lost += 1;
+                    }
+                    Verdict::Solvable if stop == Stop::Won => {
+                        let line = swarm.win.take().expect("a win with Stop::Won");
+                        check_win(&deal, &steps_of(&line)).expect("the swarm's win replays");
+                        won += 1;
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
+            assert!(
+                lost >= 8 && won >= 8,
+                "relocate {relocate}: {lost} lost, {won} won"
+            );
         }
-        assert!(lost >= 8 && won >= 8, "{lost} lost, {won} won");
     }
 
     /// Taking turns: with a budget of a few quanta, several searches have expanded positions,
