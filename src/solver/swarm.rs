@@ -154,8 +154,8 @@ impl<const W: usize> Swarm<W> {
         self
     }
 
-    /// Pushes the relocation chains of `pos` onto `sr`'s stacks, the moves home first, each
-    /// group in an order drawn from `jitter`.
+    /// Pushes the relocation chains of search `s`'s position onto its stacks, the chains that
+    /// end with a card home first, each group in an order drawn from `jitter`.
     fn push_chains(&mut self, s: usize, jitter: u64) {
         let pos = &self.searchers[s].pos;
         pos.relocation_moves(&mut self.chains, &mut self.ends);

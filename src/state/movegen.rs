@@ -453,8 +453,9 @@ impl Position {
             }
         }
         let parents = &parents[..np];
-        // The parents by rank (bit `k`: `parents[k]`), so that a card looks only at the cards
-        // one rank above or below it (every build rule builds by one rank).
+        // The parents by rank (bit `k`: `parents[k]`; there are at most (n - e)(e + 1) <= 42
+        // of them), so that a card looks only at the cards one rank above or below it (every
+        // build rule builds by one rank).
         let mut by_rank = [0u128; 16];
         for (k, &(j, d)) in parents.iter().enumerate() {
             by_rank[usize::from(self.cards[usize::from(j)][usize::from(d)].rank())] |= 1 << k;
@@ -474,7 +475,7 @@ impl Position {
                 None
             })
         };
-        // The lowest card of the ordered run that pile `i`'s card `c` lies in, upwards.
+        // The height of the top card of the ordered run that starts at pile `i`'s card `c`.
         let run_end = |i: usize, c: usize| {
             let mut e = c;
             while e + 1 < self.len[i] as usize
