@@ -192,15 +192,17 @@ impl Member {
     }
 }
 
-/// The least slice the relocating members run in ([`Member::joins_at`]): 100,000 positions of
-/// the best-first member's, a sixteenth of a depth-first attempt of 1.6 million nodes (the
-/// attempts double from 20,000, so they join at the one of 2.56 million), so that a deal
-/// decided sooner never pays for them. Their positions cost more than the others'
-/// (each step is a chain of moves, and a position has many), and with them in every slice
-/// from the first, `castle bench -v bc` took 9.0 s against 8.2 (8,362,649 nodes against
-/// 8,181,060); from this slice on, 8.2 to 8.6 s against 8.0 with 8,175,362 nodes, and sa
-/// 1..100 and citadel 1..200 the same nodes as without them (docs/performance-log.md).
-pub const RELOCATING_JOIN: u64 = 100_000;
+/// The least slice the relocating members run in ([`Member::joins_at`]): 200,000 positions of
+/// the best-first member's, a sixteenth of a depth-first attempt of 3.2 million nodes (the
+/// attempts double from 20,000, so they join at the one of 5.12 million, some 10 million
+/// nodes into a solve), so that a deal decided sooner never pays for them. Their positions
+/// cost more than the others' (each step is a chain of moves, and a position has many): with
+/// them in every slice from the first, `castle bench -j 1 -v bc` took 9.0 s against 8.2
+/// (8,362,649 nodes against 8,181,060); joining at the attempts of 2.56 million, 8,175,362
+/// nodes but 3% more time (8.69 s against 8.44, three runs each, alternating); from this
+/// slice on, every benchmark set has the nodes it has without them
+/// (docs/performance-log.md).
+pub const RELOCATING_JOIN: u64 = 200_000;
 
 /// What each waste card adds to `f` in a stock game, in tenths of a move. `h` counts a stock
 /// card as a move still needed, so with weight 5 a deal lowers `f` by four moves' worth, as
