@@ -931,18 +931,13 @@ fn the_restarts_member_wins_where_no_other_does() {
 #[test]
 fn the_relocating_members_win_where_the_others_do_not() {
     use castle::solver::portfolio::{run_alone, Member};
-    let older = [
-        Member::Bound,
-        Member::Disorder,
-        Member::Dig,
-        Member::Greedy,
-        Member::Swarm,
-        Member::Home,
-        Member::Restarts,
-    ];
+    let older: Vec<Member> = Member::ALL
+        .into_iter()
+        .filter(|m| !matches!(m, Member::Relocate | Member::RelocateSwarm))
+        .collect();
     for (seed, member) in [(13394, Member::RelocateSwarm), (15787, Member::Relocate)] {
         let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
-        for m in older {
+        for &m in &older {
             let (line, nodes) = run_alone(&deal, m, 100_000, 256 << 20);
             assert!(line.is_none(), "sa {seed}: {} won in {nodes}", m.name());
         }
