@@ -44,12 +44,18 @@ pub enum Member {
     /// [`RESTART_NODES`] positions times the next term of Luby's sequence: the time such a
     /// greedy search takes to a win depends wildly on how it breaks ties.
     Restarts,
-    /// Greedy on the cards still out, breadth-first among positions with as many out (as
-    /// [`Member::Home`]), expanding with relocation moves
+    /// Greedy on the cards still out with random tie-breaks, restarted as
+    /// [`Member::Restarts`] but every [`RELOCATE_RESTART_NODES`] positions times Luby's
+    /// sequence, expanding with relocation moves
     /// ([`crate::state::Position::relocation_moves`]): bigger steps, each a dig that brings a
-    /// card home, onto a parent or into an empty pile, as fc-solve's meta-moves do. On the 21
-    /// streets-and-alleys deals of 13001..17000 left `unknown` at 10 s it wins 6 at a million
-    /// positions each, where the members before it win at most 4 (docs/performance-log.md).
+    /// card home, onto a parent or into an empty pile, as fc-solve's meta-moves do. Which
+    /// dig a greedy search tries first among equals decides whether it wins at all (fc-solve's
+    /// own best-first search on cards home wins one deal in 142,323 states with one order of
+    /// its move functions and not in 3 million with another), so many short runs with fresh
+    /// tie orders beat one long one: on the 150 streets-and-alleys and 100 beleaguered-castle
+    /// deals of 13001..17000 that took the older members longest, at 200,000 positions each,
+    /// breadth-first ties and no restarts won 67 and 50, these restarts 98 and 75
+    /// (docs/performance-log.md).
     Relocate,
     /// The swarm's depth-first searches ([`Member::Swarm`]) over relocation moves, the moves
     /// home first and the rest in each search's random order, as fc-solve's `random-dfs` soft
@@ -133,6 +139,16 @@ impl Member {
         }
     }
 
+    /// The shortest run of a restarted member ([`Member::Restarts`], [`Member::Relocate`]);
+    /// 0 for the others.
+    pub const fn restart_nodes(self) -> u64 {
+        match self {
+            Member::Restarts => RESTART_NODES,
+            Member::Relocate => RELOCATE_RESTART_NODES,
+            _ => 0,
+        }
+    }
+
     /// The parts the shares are counted in (see [`Member::share`]).
     pub const SHARES: u64 = 4;
 
@@ -175,7 +191,7 @@ impl Member {
             },
             Member::Relocate => Eval {
                 left: 10,
-                fifo: true,
+                tie_seed: 1,
                 relocate: true,
                 ..Eval::default()
             },
@@ -279,13 +295,74 @@ pub const SWARM_SEARCHES: usize = 24;
 /// Positions of the shortest run of the restarts member (see [`Member::Restarts`]).
 pub const RESTART_NODES: u64 = 5_000;
 
+/// Positions of the shortest run of the relocating greedy member (see [`Member::Relocate`]):
+/// on the tuning sets of that member's doc (streets-and-alleys, beleaguered-castle wins of
+/// 200,000 positions each), runs of 100 won 89 and 78, of 300 98 and 75, of 1,000 88 and 73,
+/// of 3,000 84 and 71, of 10,000 73 and 72.
+pub const RELOCATE_RESTART_NODES: u64 = 300;
+
 /// The search a member runs, a slice at a time.
 enum Runner<'a, const W: usize> {
     Pass(Box<Pass<'a, W>>),
     Swarm(Box<Swarm<W>>),
-    /// The restarts member: its pass now, the restarts so far, and the positions its pass
-    /// has left before the next restart.
-    Restarts(Box<Pass<'a, W>>, &'a Deal, Pruning, u64, u64),
+    /// A restarted member ([`Member::Restarts`], [`Member::Relocate`]): its pass now, and
+    /// what it takes to draw the next.
+    Restarts(Box<Restarted<'a, W>>),
+}
+
+/// A greedy pass with random tie-breaks, restarted with a new draw of the ties after its
+/// member's shortest run ([`Member::restart_nodes`]) times the next term of Luby's sequence.
+struct Restarted<'a, const W: usize> {
+    pass: Pass<'a, W>,
+    member: Member,
+    deal: &'a Deal,
+    prune: Pruning,
+    /// Runs so far (the current one's tie seed).
+    runs: u64,
+    /// Positions the current run has left.
+    left: u64,
+}
+
+impl<'a, const W: usize> Restarted<'a, W> {
+    fn new(deal: &'a Deal, prune: Pruning, member: Member) -> Self {
+        Restarted {
+            pass: Pass::new(deal, prune, 50, usize::MAX).with_eval(member.eval(deal)),
+            member,
+            deal,
+            prune,
+            runs: 1,
+            left: member.restart_nodes(),
+        }
+    }
+
+    fn run(&mut self, nodes: u64, limits: PassLimits) -> Stop {
+        let mut nodes = nodes;
+        loop {
+            let before = self.pass.expanded;
+            let stop = self.pass.run(nodes.min(self.left), limits, true);
+            let spent = self.pass.expanded - before;
+            nodes -= spent.min(nodes);
+            self.left -= spent.min(self.left);
+            match stop {
+                Stop::Won | Stop::Deadline | Stop::Exhausted => return stop,
+                Stop::Full | Stop::Budget if self.left == 0 || stop == Stop::Full => {
+                    // A new draw of the ties, run for the next term of Luby's sequence
+                    // (its positions count in `expanded` through `done`).
+                    self.runs += 1;
+                    let done = self.pass.expanded;
+                    let mut eval = self.member.eval(self.deal);
+                    eval.tie_seed = self.runs;
+                    self.pass = Pass::new(self.deal, self.prune, 50, usize::MAX).with_eval(eval);
+                    self.pass.expanded = done;
+                    self.left = self.member.restart_nodes() * luby(self.runs);
+                }
+                Stop::Full | Stop::Budget => {}
+            }
+            if nodes == 0 {
+                return Stop::Budget;
+            }
+        }
+    }
 }
 
 impl<'a, const W: usize> Runner<'a, W> {
@@ -297,13 +374,9 @@ impl<'a, const W: usize> Runner<'a, W> {
             Member::RelocateSwarm => Runner::Swarm(Box::new(
                 Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED).relocating(),
             )),
-            Member::Restarts => Runner::Restarts(
-                Box::new(Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal))),
-                deal,
-                prune,
-                1,
-                RESTART_NODES,
-            ),
+            Member::Restarts | Member::Relocate => {
+                Runner::Restarts(Box::new(Restarted::new(deal, prune, m)))
+            }
             _ => Runner::Pass(Box::new(
                 Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal)),
             )),
@@ -314,34 +387,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         match self {
             Runner::Pass(p) => p.run(nodes, limits, true),
             Runner::Swarm(s) => s.run(nodes, limits, proved),
-            Runner::Restarts(pass, deal, prune, runs, left) => {
-                let mut nodes = nodes;
-                loop {
-                    let before = pass.expanded;
-                    let stop = pass.run(nodes.min(*left), limits, true);
-                    let spent = pass.expanded - before;
-                    nodes -= spent.min(nodes);
-                    *left -= spent.min(*left);
-                    match stop {
-                        Stop::Won | Stop::Deadline | Stop::Exhausted => return stop,
-                        Stop::Full | Stop::Budget if *left == 0 || stop == Stop::Full => {
-                            // A new draw of the ties, run for the next term of Luby's
-                            // sequence (its positions count in `expanded` through `done`).
-                            *runs += 1;
-                            let done = pass.expanded;
-                            let mut eval = Member::Restarts.eval(deal);
-                            eval.tie_seed = *runs;
-                            **pass = Pass::new(deal, *prune, 50, usize::MAX).with_eval(eval);
-                            pass.expanded = done;
-                            *left = RESTART_NODES * luby(*runs);
-                        }
-                        Stop::Full | Stop::Budget => {}
-                    }
-                    if nodes == 0 {
-                        return Stop::Budget;
-                    }
-                }
-            }
+            Runner::Restarts(r) => r.run(nodes, limits),
         }
     }
 
@@ -349,7 +395,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         match self {
             Runner::Pass(p) => p.expanded,
             Runner::Swarm(s) => s.expanded,
-            Runner::Restarts(p, ..) => p.expanded,
+            Runner::Restarts(r) => r.pass.expanded,
         }
     }
 
@@ -357,7 +403,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         match self {
             Runner::Pass(p) => p.win.take(),
             Runner::Swarm(s) => s.win.take(),
-            Runner::Restarts(p, ..) => p.win.take(),
+            Runner::Restarts(r) => r.pass.win.take(),
         }
     }
 }
