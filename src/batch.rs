@@ -124,13 +124,12 @@ impl Row {
     }
 }
 
-/// Which seeds a batch covers: `first..=last`, every `n`-th from offset `k` (shard `k/n`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which seeds a batch covers: the seeds of some ranges, every `n`-th of them in increasing
+/// order from the `k`-th (shard `k/n`).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seeds {
-    /// First seed of the range.
-    pub first: u64,
-    /// Last seed of the range (inclusive).
-    pub last: u64,
+    /// Inclusive ranges, disjoint, not adjacent, in increasing order (see [`Seeds::parse`]).
+    pub ranges: Vec<(u64, u64)>,
     /// Shard index, `0..count`.
     pub shard: u64,
     /// Number of shards (1: no sharding).
@@ -138,30 +137,53 @@ pub struct Seeds {
 }
 
 impl Seeds {
-    /// Parses `A..B` (inclusive) or a single number.
+    /// The seeds `first..=last`, unsharded.
+    pub fn range(first: u64, last: u64) -> Seeds {
+        Seeds {
+            ranges: vec![(first, last)],
+            shard: 0,
+            shards: 1,
+        }
+    }
+
+    /// Parses a comma-separated list of ranges `A..B` (inclusive; `A..=B` too) and single
+    /// numbers, as `1..1000,2024,5000..5010`: sorted, overlaps and repeats merged.
     ///
     /// # Errors
-    /// A message naming the flag and the text.
-    pub fn parse_range(s: &str) -> Result<(u64, u64), InputError> {
-        let bad = || {
-            InputError(format!(
-                "--seeds `{}`: expected a range like 1..1000 (inclusive) or one number",
-                Cut(s)
-            ))
-        };
-        let (a, b) = match s.split_once("..") {
-            Some((a, b)) => (a, b.strip_prefix('=').unwrap_or(b)),
-            None => (s, s),
-        };
-        let a: u64 = a.trim().parse().map_err(|_| bad())?;
-        let b: u64 = b.trim().parse().map_err(|_| bad())?;
-        if a > b {
-            return Err(InputError(format!(
-                "--seeds `{}`: the range is empty ({a} > {b})",
-                Cut(s)
-            )));
+    /// A message naming the flag and the item at fault.
+    pub fn parse(s: &str) -> Result<Vec<(u64, u64)>, InputError> {
+        let mut ranges = Vec::new();
+        for item in s.split(',') {
+            let bad = || {
+                InputError(format!(
+                    "--seeds `{}`: expected ranges like 1..1000 (inclusive) or numbers, \
+                     separated by commas",
+                    Cut(item.trim())
+                ))
+            };
+            let (a, b) = match item.split_once("..") {
+                Some((a, b)) => (a, b.strip_prefix('=').unwrap_or(b)),
+                None => (item, item),
+            };
+            let a: u64 = a.trim().parse().map_err(|_| bad())?;
+            let b: u64 = b.trim().parse().map_err(|_| bad())?;
+            if a > b {
+                return Err(InputError(format!(
+                    "--seeds `{}`: the range is empty ({a} > {b})",
+                    Cut(item.trim())
+                )));
+            }
+            ranges.push((a, b));
         }
-        Ok((a, b))
+        ranges.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        Ok(merged)
     }
 
     /// Parses `K/N` (shard K of N, K = 0..N-1).
@@ -184,26 +206,59 @@ impl Seeds {
         Ok((k, n))
     }
 
-    /// How many seeds there are (counted, not listed: a range may hold 2^64 of them, which
+    /// How many seeds the ranges hold, before sharding (2^64 does not fit a `u64`).
+    fn total(&self) -> u128 {
+        self.ranges
+            .iter()
+            .map(|&(a, b)| u128::from(b - a) + 1)
+            .sum()
+    }
+
+    /// How many seeds there are (counted, not listed: the ranges may hold 2^64 of them, which
     /// saturates).
     pub fn count(&self) -> u64 {
-        let span = self.last - self.first;
-        if self.shard > span {
+        let (total, shard, shards) = (
+            self.total(),
+            u128::from(self.shard),
+            u128::from(self.shards),
+        );
+        if shard >= total {
             0
         } else {
-            ((span - self.shard) / self.shards).saturating_add(1)
+            u64::try_from((total - 1 - shard) / shards + 1).unwrap_or(u64::MAX)
         }
     }
 
     /// Whether `seed` is one of the seeds.
     pub fn contains(&self, seed: u64) -> bool {
-        (self.first..=self.last).contains(&seed) && (seed - self.first) % self.shards == self.shard
+        // Its place among the ranges' seeds, in increasing order.
+        let mut before = 0u128;
+        for &(a, b) in &self.ranges {
+            if seed < a {
+                return false;
+            }
+            if seed <= b {
+                let i = before + u128::from(seed - a);
+                return i % u128::from(self.shards) == u128::from(self.shard);
+            }
+            before += u128::from(b - a) + 1;
+        }
+        false
     }
 
-    /// The seeds, in order.
-    pub fn iter(&self) -> impl Iterator<Item = u64> {
-        let (first, shard, shards) = (self.first, self.shard, self.shards);
-        (first..=self.last).filter(move |s| (s - first) % shards == shard)
+    /// The seeds, in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let (shard, shards) = (u128::from(self.shard), u128::from(self.shards));
+        self.ranges
+            .iter()
+            .flat_map(|&(a, b)| a..=b)
+            .scan(0u128, |i, seed| {
+                let at = *i;
+                *i += 1;
+                Some((at, seed))
+            })
+            .filter(move |(i, _)| i % shards == shard)
+            .map(|(_, seed)| seed)
     }
 }
 
@@ -669,7 +724,7 @@ impl Batch {
 
     /// The seeds this run will solve.
     pub fn todo(&self) -> u64 {
-        let seeds = self.opts.seeds;
+        let seeds = &self.opts.seeds;
         let before = self.done.iter().filter(|&&s| seeds.contains(s)).count() as u64;
         seeds.count().saturating_sub(before)
     }
@@ -699,7 +754,7 @@ impl Batch {
         let ended = run(
             o.rules,
             o.numbering,
-            o.seeds,
+            o.seeds.clone(),
             &self.done,
             o.solver.clone(),
             o.threads,
@@ -750,10 +805,9 @@ mod tests {
         let all: Vec<u64> = (0..4)
             .flat_map(|k| {
                 Seeds {
-                    first: 3,
-                    last: 40,
                     shard: k,
                     shards: 4,
+                    ..Seeds::range(3, 40)
                 }
                 .iter()
                 .collect::<Vec<_>>()
@@ -763,17 +817,13 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, (3..=40).collect::<Vec<_>>());
         assert!(Seeds::parse_shard("4/4").is_err());
-        assert_eq!(Seeds::parse_range("1..10").unwrap(), (1, 10));
-        assert_eq!(Seeds::parse_range("7").unwrap(), (7, 7));
-        assert!(Seeds::parse_range("9..2").is_err());
         for (first, last, shard, shards) in
             [(3, 40, 1, 4), (0, 0, 0, 1), (5, 7, 3, 4), (1, 9, 0, 3)]
         {
             let s = Seeds {
-                first,
-                last,
                 shard,
                 shards,
+                ..Seeds::range(first, last)
             };
             assert_eq!(s.count(), s.iter().count() as u64, "{s:?}");
             assert!(
@@ -781,12 +831,46 @@ mod tests {
                 "{s:?}"
             );
         }
-        let all = Seeds {
-            first: 0,
-            last: u64::MAX,
-            shard: 0,
-            shards: 1,
+        assert_eq!(Seeds::range(0, u64::MAX).count(), u64::MAX);
+        assert_eq!(
+            Seeds {
+                ranges: vec![(0, u64::MAX)],
+                shard: 1,
+                shards: 2
+            }
+            .count(),
+            1 << 63
+        );
+    }
+
+    #[test]
+    fn seed_lists_parse_sorted_and_merged() {
+        assert_eq!(Seeds::parse("1..10").unwrap(), [(1, 10)]);
+        assert_eq!(Seeds::parse("1..=10").unwrap(), [(1, 10)]);
+        assert_eq!(Seeds::parse("7").unwrap(), [(7, 7)]);
+        assert_eq!(
+            Seeds::parse("9830, 3041,1..5,4..8,10").unwrap(),
+            [(1, 8), (10, 10), (3041, 3041), (9830, 9830)]
+        );
+        assert_eq!(
+            Seeds::parse("0..3,18446744073709551615,1..18446744073709551614").unwrap(),
+            [(0, u64::MAX)]
+        );
+        for bad in ["9..2", "", "1,,2", "1..x", "a", "1..5,-3"] {
+            let e = Seeds::parse(bad).expect_err(bad).0;
+            assert!(e.starts_with("--seeds `"), "{bad}: {e}");
+        }
+        // The message names the item at fault, not the whole list.
+        let e = Seeds::parse("1..100,9..2,300").unwrap_err().0;
+        assert!(e.contains("`9..2`") && !e.contains("300"), "{e}");
+        // Sharding counts along the list, across its gaps.
+        let s = Seeds {
+            ranges: Seeds::parse("1..3,10,20..22").unwrap(),
+            shard: 1,
+            shards: 2,
         };
-        assert_eq!(all.count(), u64::MAX);
+        assert_eq!(s.iter().collect::<Vec<_>>(), [2, 10, 21]);
+        assert_eq!(s.count(), 3);
+        assert!((0..30).all(|x| s.contains(x) == [2, 10, 21].contains(&x)));
     }
 }

@@ -180,10 +180,11 @@ pub struct BatchArgs {
     /// Rule options and deal numbering.
     #[command(flatten)]
     pub rules: RuleArgs,
-    /// Deal numbers, inclusive: `1..1000000` (or one number).
+    /// Deal numbers: ranges (inclusive) and numbers, separated by commas: `1..1000000`,
+    /// `3041,9830`, `1..100,250`.
     #[arg(long)]
     pub seeds: String,
-    /// Only every N-th seed of the range, starting at the K-th: `K/N` with K = 0..N-1.
+    /// Only every N-th seed of the list, starting at the K-th: `K/N` with K = 0..N-1.
     #[arg(long)]
     pub shard: Option<String>,
     /// Worker threads (default: every core).
@@ -952,9 +953,9 @@ impl BatchArgs {
         let variant = parse_variant(Some(&self.variant))?.expect("variant given");
         let rules = self.rules.to_rules(variant)?;
         let numbering = self.rules.numbering.into();
-        let (first, last) = Seeds::parse_range(&self.seeds)?;
-        // Every seed of the range deals the same way; the first one tells whether they can.
-        for seed in [first, last] {
+        let ranges = Seeds::parse(&self.seeds)?;
+        // Every seed of a range deals the same way; its ends tell whether they can.
+        for &seed in ranges.iter().flat_map(|(a, b)| [a, b]) {
             Deal::numbered(rules, numbering, seed).map_err(|e| input(format!("--seeds: {e}")))?;
         }
         let (shard, shards) = match &self.shard {
@@ -972,8 +973,7 @@ impl BatchArgs {
             rules,
             numbering,
             seeds: Seeds {
-                first,
-                last,
+                ranges,
                 shard,
                 shards,
             },

@@ -497,3 +497,27 @@ fn a_range_of_any_length_starts_at_once_and_stops_with_its_reader() {
     assert!(status.success(), "{status:?}");
     assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
 }
+
+#[test]
+fn a_list_of_seeds_runs_each_once_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (list, whole) = (dir.path().join("list.csv"), dir.path().join("whole.csv"));
+    batch(&["--seeds", "1..12", "--csv", whole.to_str().unwrap()]);
+    let whole = rows(&whole);
+    // Out of order, overlapping, with a repeat: each seed once, rows as the range's.
+    batch(&["--seeds", "9,2..4,3..5,9", "--csv", list.to_str().unwrap()]);
+    let want = |seeds: &[u64]| -> BTreeMap<u64, String> {
+        seeds.iter().map(|s| (*s, whole[s].clone())).collect()
+    };
+    assert_eq!(rows(&list), want(&[2, 3, 4, 5, 9]));
+    // A longer list on the same file adds only the seeds it lacks.
+    batch(&["--seeds", "1..5,9..12", "--csv", list.to_str().unwrap()]);
+    assert_eq!(rows(&list), want(&[1, 2, 3, 4, 5, 9, 10, 11, 12]));
+    let out = castle()
+        .args(["batch", "--seeds", "1..5,8..x", "--quiet"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--seeds `8..x`"), "{err}");
+}
