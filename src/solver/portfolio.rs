@@ -208,17 +208,20 @@ impl Member {
     }
 }
 
-/// The least slice the relocating members run in ([`Member::joins_at`]): 200,000 positions of
-/// the best-first member's, a sixteenth of a depth-first attempt of 3.2 million nodes (the
-/// attempts double from 20,000, so they join at the one of 5.12 million, some 10 million
+/// The least slice the relocating members run in ([`Member::joins_at`]): 50,000 positions of
+/// the best-first member's, a sixteenth of a depth-first attempt of 800,000 nodes (the
+/// attempts double from 20,000, so they join at the one of 1.28 million, some 2.5 million
 /// nodes into a solve), so that a deal decided sooner never pays for them. Their positions
 /// cost more than the others' (each step is a chain of moves, and a position has many): with
 /// them in every slice from the first, `castle bench -j 1 -v bc` took 9.0 s against 8.2
-/// (8,362,649 nodes against 8,181,060); joining at the attempts of 2.56 million, 8,175,362
-/// nodes but 3% more time (8.69 s against 8.44, three runs each, alternating); from this
-/// slice on, every benchmark set has the nodes it has without them
+/// (8,362,649 nodes against 8,181,060). Joining here rather than at the attempts of 5.12
+/// million, on the 21 streets-and-alleys tuning deals at 20 million nodes each
+/// (`castle batch -v sa --seeds 13001..17000 -j 1 --max-nodes 20000000 --retry-unknown`), the
+/// same 12 are won, most after about 3.5 million nodes instead of 13.5 million; bc 1..200
+/// takes 8,131,617 nodes instead of 8,181,060 and 1.5% more time (9.61 s against 9.46, three
+/// runs each, alternating), and every other benchmark set has the same nodes
 /// (docs/performance-log.md).
-pub const RELOCATING_JOIN: u64 = 200_000;
+pub const RELOCATING_JOIN: u64 = 50_000;
 
 /// What each waste card adds to `f` in a stock game, in tenths of a move. `h` counts a stock
 /// card as a move still needed, so with weight 5 a deal lowers `f` by four moves' worth, as
