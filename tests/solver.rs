@@ -905,15 +905,23 @@ fn the_swarm_and_the_home_member_win_where_the_others_do_not() {
     }
 }
 
-/// Why the restarts member is in the portfolio: streets-and-alleys deal 130, which no other
-/// member wins in 100,000 positions, it wins in a few thousand (measured as above: of the 118
-/// sa deals it wins 84, the most after `best-first`'s 86, and of the 228 bc deals 201, the
-/// most of any member). The win replays on the checker.
+/// Why the restarts member is in the portfolio: streets-and-alleys deal 130, which no member
+/// before it wins in 100,000 positions, it wins in a few thousand (measured as above: of the
+/// 118 sa deals it wins 84, the most after `best-first`'s 86, and of the 228 bc deals 201, the
+/// most of any member). The relocating members came later; the restarted `relocate` wins this
+/// deal too (22,200 positions), so it is left out of the comparison. The win replays on the
+/// checker.
 #[test]
-fn the_restarts_member_wins_where_no_other_does() {
+fn the_restarts_member_wins_where_the_members_before_it_do_not() {
     use castle::solver::portfolio::{run_alone, Member};
     let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 130);
-    for m in Member::ALL.into_iter().filter(|m| *m != Member::Restarts) {
+    let earlier = Member::ALL.into_iter().filter(|m| {
+        !matches!(
+            m,
+            Member::Restarts | Member::Relocate | Member::RelocateSwarm
+        )
+    });
+    for m in earlier {
         let (line, nodes) = run_alone(&deal, m, 100_000, 256 << 20);
         assert!(line.is_none(), "{} won in {nodes}", m.name());
     }
