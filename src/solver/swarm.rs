@@ -71,14 +71,18 @@ struct Searcher {
     done: bool,
 }
 
+/// One step of the xorshift generator the searches draw their orders from.
+fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
+}
+
 impl Searcher {
     fn jitter(&mut self) -> u64 {
-        let mut x = self.rng;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.rng = x;
-        x | 1
+        self.rng = xorshift(self.rng);
+        self.rng | 1
     }
 }
 
@@ -180,9 +184,7 @@ impl<const W: usize> Swarm<W> {
         let (first, rest) = spans.split_at_mut(split);
         for group in [first, rest] {
             for i in (1..group.len()).rev() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                x = xorshift(x);
                 group.swap(i, (x % (i as u64 + 1)) as usize);
             }
         }
