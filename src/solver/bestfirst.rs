@@ -188,6 +188,20 @@ impl<'a, const W: usize> Pass<'a, W> {
         self
     }
 
+    /// Starts the pass again from the deal, ranking by `eval`, keeping its buffers' room and
+    /// its count of positions expanded (for restarted members: a new pass each restart
+    /// would grow its map and vectors from nothing every few hundred positions).
+    pub(super) fn restart(&mut self, eval: Eval) {
+        self.eval = eval;
+        self.nodes.clear();
+        self.moves.clear();
+        self.seen.clear();
+        self.queue.clear();
+        self.at = None;
+        self.started = false;
+        self.win = None;
+    }
+
     /// Node `i` and its ancestors up to the root, into `chain` (deepest first).
     fn chain(&self, mut i: u32, chain: &mut Vec<u32>) {
         chain.clear();

@@ -319,7 +319,6 @@ struct Restarted<'a, const W: usize> {
     pass: Pass<'a, W>,
     member: Member,
     deal: &'a Deal,
-    prune: Pruning,
     /// Runs so far (the current one's tie seed).
     runs: u64,
     /// Positions the current run has left.
@@ -332,7 +331,6 @@ impl<'a, const W: usize> Restarted<'a, W> {
             pass: Pass::new(deal, prune, 50, usize::MAX).with_eval(member.eval(deal)),
             member,
             deal,
-            prune,
             runs: 1,
             left: member.restart_nodes(),
         }
@@ -349,14 +347,11 @@ impl<'a, const W: usize> Restarted<'a, W> {
             match stop {
                 Stop::Won | Stop::Deadline | Stop::Exhausted => return stop,
                 Stop::Full | Stop::Budget if self.left == 0 || stop == Stop::Full => {
-                    // A new draw of the ties, run for the next term of Luby's sequence
-                    // (its positions count in `expanded` through `done`).
+                    // A new draw of the ties, run for the next term of Luby's sequence.
                     self.runs += 1;
-                    let done = self.pass.expanded;
                     let mut eval = self.member.eval(self.deal);
                     eval.tie_seed = self.runs;
-                    self.pass = Pass::new(self.deal, self.prune, 50, usize::MAX).with_eval(eval);
-                    self.pass.expanded = done;
+                    self.pass.restart(eval);
                     self.left = self.member.restart_nodes() * luby(self.runs);
                 }
                 Stop::Full | Stop::Budget => {}
