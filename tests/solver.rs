@@ -234,6 +234,13 @@ fn configs() -> Vec<(&'static str, Solver)> {
             },
         ),
         (
+            "no loans to the portfolio",
+            Solver {
+                loans: false,
+                ..base.clone()
+            },
+        ),
+        (
             "no probes",
             Solver {
                 probes: None,

@@ -70,6 +70,10 @@ pub struct Solver {
     pub best_first: bool,
     /// The members of the portfolio the best-first phase runs (see [`portfolio`]).
     pub members: portfolio::Members,
+    /// The portfolio's members that keep every position they reach may borrow the room the
+    /// table has not taken yet, and give it back when the table or the quotient needs it
+    /// (see `schedule::LOAN_PART`). Never changes a verdict: the members only report wins.
+    pub loans: bool,
     /// Interleave probes, short depth-first attempts on a small table of their own, with the
     /// long attempts: this many nodes times Luby's sequence (default [`PROBE_NODES`]; `None`:
     /// no probes).
@@ -117,6 +121,7 @@ impl Default for Solver {
             quick: true,
             best_first: true,
             members: portfolio::Members::DEFAULT,
+            loans: true,
             probes: Some(PROBE_NODES),
             threads: 1,
             short: None,

@@ -397,6 +397,22 @@ impl<'a, const W: usize> Runner<'a, W> {
         }
     }
 
+    /// True for a search that keeps every position it reaches (a best-first pass, a swarm):
+    /// such a member may borrow room from the table past its share. A restarted member
+    /// starts afresh within its share instead.
+    fn borrows(&self) -> bool {
+        !matches!(self, Runner::Restarts(_))
+    }
+
+    /// Bytes it holds, as its memory limit counts them.
+    fn bytes(&self) -> usize {
+        match self {
+            Runner::Pass(p) => p.bytes(),
+            Runner::Swarm(s) => s.bytes(),
+            Runner::Restarts(r) => r.pass.bytes(),
+        }
+    }
+
     fn take_win(&mut self) -> Option<Vec<Move>> {
         match self {
             Runner::Pass(p) => p.win.take(),
@@ -408,46 +424,98 @@ impl<'a, const W: usize> Runner<'a, W> {
 
 /// The members of one solve, each a search that runs a slice at a time.
 pub(super) struct Portfolio<'a, const W: usize> {
-    passes: Vec<(Member, Runner<'a, W>)>,
-    /// Bytes each member may take.
+    seats: Vec<Seat<'a, W>>,
+    /// Bytes each member may take of its own.
     share: usize,
+    /// Most bytes a member may hold, its share and its loan together (see [`Portfolio::run`]).
+    most: usize,
     /// Positions expanded by every member so far.
     pub(super) expanded: u64,
 }
 
+/// A member, its search, and the bytes it holds past its share, borrowed from the table.
+struct Seat<'a, const W: usize> {
+    member: Member,
+    runner: Runner<'a, W>,
+    loan: usize,
+}
+
+/// What a slice did to the portfolio's memory: bytes to give back to the table (the
+/// shares and loans of the members that stopped), and the new loans taken from it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Bytes {
+    pub(super) freed: usize,
+    pub(super) borrowed: usize,
+}
+
 impl<'a, const W: usize> Portfolio<'a, W> {
-    /// The members of `set` for `deal`, sharing `bytes` evenly.
-    pub(super) fn new(deal: &'a Deal, prune: Pruning, set: Members, bytes: usize) -> Self {
-        let passes: Vec<_> = set
+    /// The members of `set` for `deal`, sharing `bytes` evenly; a member may hold at most
+    /// `most` bytes with what it borrows.
+    pub(super) fn new(
+        deal: &'a Deal,
+        prune: Pruning,
+        set: Members,
+        bytes: usize,
+        most: usize,
+    ) -> Self {
+        let seats: Vec<_> = set
             .iter()
-            .map(|m| (m, Runner::new(deal, prune, m)))
+            .map(|member| Seat {
+                member,
+                runner: Runner::new(deal, prune, member),
+                loan: 0,
+            })
             .collect();
-        let share = bytes / passes.len().max(1);
+        let share = bytes / seats.len().max(1);
         Portfolio {
-            passes,
+            seats,
             share,
+            most: most.max(share),
             expanded: 0,
         }
     }
 
     /// True when every member has stopped (out of room or out of positions).
     pub(super) fn is_done(&self) -> bool {
-        self.passes.is_empty()
+        self.seats.is_empty()
+    }
+
+    /// Bytes the members hold on loan from the table.
+    pub(super) fn loans(&self) -> usize {
+        self.seats.iter().map(|s| s.loan).sum()
+    }
+
+    /// Stops every member holding a loan (a search that keeps its positions cannot give
+    /// some back) and returns their bytes, shares and loans, for the table: called when the
+    /// table or the quotient needs the room.
+    pub(super) fn recall(&mut self) -> usize {
+        let share = self.share;
+        let mut freed = 0;
+        self.seats.retain(|s| {
+            if s.loan == 0 {
+                return true;
+            }
+            freed += share + s.loan;
+            false
+        });
+        freed
     }
 
     /// Nodes a slice of `unit` would take: each member's [`Member::share`] of it.
     pub(super) fn slice_nodes(&self, unit: u64) -> u64 {
-        self.passes
+        self.seats
             .iter()
-            .filter(|(m, _)| unit >= m.joins_at())
-            .map(|(m, _)| unit * m.share() / Member::SHARES)
+            .filter(|s| unit >= s.member.joins_at())
+            .map(|s| unit * s.member.share() / Member::SHARES)
             .sum()
     }
 
     /// Runs a slice: each member expands its [`Member::share`] of `unit` positions, and no
     /// more than the `cap` all together allow, in proportion (at once on `pool` when there is
-    /// one). Returns why it stopped and the bytes of the members that stopped for good (out
-    /// of room, or out of positions), for the table.
+    /// one). The members that keep every position they reach ([`Runner::borrows`]) may grow
+    /// past their share by `lend` bytes between them, split evenly, up to [`Portfolio::most`]
+    /// each. Returns why it stopped, and the bytes of the members that stopped for good (out
+    /// of room, or out of positions) and the new loans, for the table.
     pub(super) fn run(
         &mut self,
         unit: u64,
@@ -455,7 +523,8 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         deadline: Option<std::time::Instant>,
         pool: Option<&rayon::ThreadPool>,
         proved: Option<&Table<W>>,
-    ) -> (Turn, usize) {
+        lend: usize,
+    ) -> (Turn, Bytes) {
         let total = self.slice_nodes(unit).max(1);
         let nodes = |m: Member| {
             if unit < m.joins_at() {
@@ -470,29 +539,45 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             };
             n.max(1)
         };
-        let limits = PassLimits {
+        let borrowers = self.seats.iter().filter(|s| s.runner.borrows()).count();
+        let extra = lend / borrowers.max(1);
+        let (share, most) = (self.share, self.most);
+        let limits = |s: &Seat<'a, W>| PassLimits {
             nodes: u64::MAX,
-            memory: self.share,
+            memory: if s.runner.borrows() {
+                (share + s.loan)
+                    .saturating_add(extra)
+                    .min(most)
+                    .max(share + s.loan)
+            } else {
+                share
+            },
             deadline,
         };
-        let before: u64 = self.passes.iter().map(|(_, p)| p.expanded()).sum();
+        let before: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
         let stops: Vec<Stop> = match pool {
-            Some(pool) if self.passes.len() > 1 => pool.install(|| {
+            Some(pool) if self.seats.len() > 1 => pool.install(|| {
                 use rayon::prelude::*;
-                self.passes
+                self.seats
                     .par_iter_mut()
-                    .map(|(m, p)| match nodes(*m) {
+                    .map(|s| match nodes(s.member) {
                         0 => Stop::Budget,
-                        n => p.run(n, limits, proved),
+                        n => {
+                            let l = limits(s);
+                            s.runner.run(n, l, proved)
+                        }
                     })
                     .collect()
             }),
             _ => {
-                let mut stops = Vec::with_capacity(self.passes.len());
-                for (m, p) in &mut self.passes {
-                    let stop = match nodes(*m) {
+                let mut stops = Vec::with_capacity(self.seats.len());
+                for s in &mut self.seats {
+                    let stop = match nodes(s.member) {
                         0 => Stop::Budget,
-                        n => p.run(n, limits, proved),
+                        n => {
+                            let l = limits(s);
+                            s.runner.run(n, l, proved)
+                        }
                     };
                     stops.push(stop);
                     // One member's win ends the slice.
@@ -503,30 +588,37 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 stops
             }
         };
-        let after: u64 = self.passes.iter().map(|(_, p)| p.expanded()).sum();
+        let after: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
         self.expanded += after - before;
         // The first member (in turn order) that won.
         if let Some(i) = stops.iter().position(|s| *s == Stop::Won) {
-            let (m, p) = &mut self.passes[i];
-            let line = p.take_win().expect("a win with Stop::Won");
-            return (Turn::Won(line, *m), 0);
+            let s = &mut self.seats[i];
+            let line = s.runner.take_win().expect("a win with Stop::Won");
+            return (Turn::Won(line, s.member), Bytes::default());
+        }
+        // What the members now hold past their shares is on loan (a search that keeps its
+        // positions never shrinks, so a loan only grows).
+        let mut bytes = Bytes::default();
+        for s in self.seats.iter_mut().filter(|s| s.runner.borrows()) {
+            let loan = s.runner.bytes().saturating_sub(share).max(s.loan);
+            bytes.borrowed += loan - s.loan;
+            s.loan = loan;
         }
         if stops.contains(&Stop::Deadline) {
-            return (Turn::Deadline, 0);
+            return (Turn::Deadline, bytes);
         }
         // Out of room, or (a search that keeps every position it reaches) out of positions
         // without a win: that member is done, and its bytes go to the table.
-        let mut freed = 0;
         let mut i = 0;
-        self.passes.retain(|_| {
+        self.seats.retain(|s| {
             let done = matches!(stops.get(i), Some(Stop::Full | Stop::Exhausted));
             i += 1;
             if done {
-                freed += self.share;
+                bytes.freed += share + s.loan;
             }
             !done
         });
-        (Turn::Budget, freed)
+        (Turn::Budget, bytes)
     }
 }
 
@@ -558,5 +650,63 @@ pub fn run_alone(
         go::<3>(deal, member, nodes, memory)
     } else {
         go::<4>(deal, member, nodes, memory)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Member, Members, Portfolio, Turn};
+    use crate::formats::{read_deal, ReadOptions};
+    use crate::state::{Position, Pruning};
+
+    /// On a lost deal (no member can win: `data/bench/hard-unsolvable.fcs`, lost by the
+    /// exact search), members with a share of 1 MiB offered loans: those that keep their
+    /// positions grow past their share and hold exactly that excess on loan, the restarted
+    /// ones borrow nothing, every byte borrowed is either still on loan or given back with a
+    /// stopped member, and a recall stops every borrower and returns shares and loans.
+    #[test]
+    fn members_borrow_what_they_hold_past_their_share_and_give_it_back() {
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
+        assert_eq!(Position::new(&deal).key_words(), 3);
+        let share = 1 << 20;
+        let members = Members::ALL.iter().count();
+        let mut pf = Portfolio::<3>::new(
+            &deal,
+            Pruning::default(),
+            Members::ALL,
+            members * share,
+            64 << 20,
+        );
+        let (mut borrowed, mut freed) = (0, 0);
+        let mut stopped = 0;
+        for _ in 0..6 {
+            let before = pf.seats.len();
+            let (turn, bytes) = pf.run(100_000, None, None, None, None, 16 << 20);
+            assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
+            stopped += before - pf.seats.len();
+            borrowed += bytes.borrowed;
+            freed += bytes.freed;
+        }
+        for s in &pf.seats {
+            if s.runner.borrows() {
+                assert_eq!(
+                    s.loan,
+                    s.runner.bytes().saturating_sub(share),
+                    "{:?}",
+                    s.member
+                );
+            } else {
+                assert_eq!(s.loan, 0, "{:?} borrowed", s.member);
+                assert!(matches!(s.member, Member::Restarts | Member::Relocate));
+            }
+        }
+        assert!(pf.loans() > 0, "no member grew past its share");
+        assert_eq!(borrowed, pf.loans() + (freed - stopped * share));
+        let loans = pf.loans();
+        let lenders = pf.seats.iter().filter(|s| s.loan > 0).count();
+        assert_eq!(pf.recall(), lenders * share + loans);
+        assert_eq!(pf.loans(), 0);
+        assert!(pf.seats.iter().all(|s| !s.runner.borrows() || s.loan == 0));
     }
 }

@@ -41,7 +41,7 @@ impl Solver {
             0
         };
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
-            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes));
+            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, bf_bytes));
         let bf_deadline = self.limits.deadline(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
@@ -111,7 +111,9 @@ impl Solver {
         // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
         let reserved = caches + bf_bytes + probe_bytes + main_slack + probe_slack;
         let mut quotient = (self.quotient && self.restarts).then(QuotientSchedule::new);
-        if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
+        if let Some(out) =
+            quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
+        {
             return out;
         }
         let mut k = 0u32;
@@ -144,7 +146,9 @@ impl Solver {
                 }
                 if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
                     q.earn(b);
-                    if let Some(out) = quotient_step(&mut quotient, &mut ctx, reserved, attempts) {
+                    if let Some(out) =
+                        quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
+                    {
                         return out;
                     }
                 }
@@ -191,10 +195,28 @@ fn portfolio_slice<const W: usize>(
         // `--max-nodes` is spent (a member always expands at least one position).
         return None;
     }
+    // The table takes back its loans once it is short of room (see `LOAN_PART`).
+    if ctx.table.take_refused() {
+        let freed = pf.recall();
+        ctx.table.grant(freed);
+    }
+    let lend = if ctx.solver.loans {
+        ctx.table.room() / LOAN_PART
+    } else {
+        0
+    };
     let before = pf.expanded;
-    let (turn, freed) = pf.run(unit, cap, deadline, ctx.pool.as_ref(), Some(&ctx.table));
+    let (turn, bytes) = pf.run(
+        unit,
+        cap,
+        deadline,
+        ctx.pool.as_ref(),
+        Some(&ctx.table),
+        lend,
+    );
     ctx.done += pf.expanded - before;
-    ctx.table.grant(freed);
+    ctx.table.lend(bytes.borrowed);
+    ctx.table.grant(bytes.freed);
     match turn {
         Turn::Won(line, member) => {
             Some(ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member))))
@@ -304,6 +326,19 @@ const BEST_FIRST_SHARE: u64 = 16;
 /// hard lost deal of `data/bench`, which the phase cannot win, took as long with it as
 /// without (idle, alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
 const BEST_FIRST_PART: usize = 8;
+
+/// Each slice of the portfolio, its members that keep every position they reach may borrow
+/// `1 / LOAN_PART` of the room the table has not taken yet (split evenly among them, each
+/// holding at most the portfolio's whole part, `1 / BEST_FIRST_PART` of `--memory`). The
+/// table grows as the attempts do, so for most of a solve much of its budget lies idle, while
+/// a member's share of the portfolio's part (a ninth of an eighth) fills within seconds:
+/// streets-and-alleys 3886 is won by the best-first member with 4096 MiB and not with 2048
+/// (each `-j 2` batch worker's half of the default), though the table never held 1 GiB in
+/// either run. The loans come back when the owner needs them: once the table is refused a
+/// growth (it starts replacing entries), or a quotient run runs out of room, every member
+/// holding a loan stops and its bytes go back to the table (the quotient's run starts
+/// again). Loans never change a verdict: the members only report wins, which are replayed.
+pub const LOAN_PART: usize = 2;
 
 /// Nodes of the shortest probe. Depth-first search time on winnable deals is heavy-tailed
 /// (see [`Solver::solve_with_progress`]), and the doubling attempts soon run for millions of
@@ -475,23 +510,45 @@ fn quotient_step<const W: usize>(
     schedule: &mut Option<QuotientSchedule>,
     ctx: &mut Context<'_, W>,
     reserved: usize,
+    portfolio: &mut Option<Portfolio<'_, W>>,
     attempts: u32,
 ) -> Option<Outcome> {
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
-    let used = ctx.table.bytes() + reserved + ctx.peak_path;
-    let bytes = limits.memory_bytes.saturating_sub(used);
     let deadline = limits.deadline(ctx.t0);
-    match q.run(ctx.deal, &mut ctx.done, limits.max_nodes, bytes, deadline) {
-        QuotientStep::Continue => None,
-        QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
-        QuotientStep::Won { line } => Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))),
-        QuotientStep::Lost { positions } => {
-            let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
-            out.states = positions;
-            out.peak_states = out.peak_states.max(positions);
-            Some(out)
-        }
+    loop {
+        // The room the table has not taken, less what the portfolio's members borrowed of it.
+        let loans = portfolio.as_ref().map_or(0, Portfolio::loans);
+        let used = ctx.table.bytes() + reserved + ctx.peak_path + loans;
+        let bytes = limits.memory_bytes.saturating_sub(used);
+        let step = q.run(
+            ctx.deal,
+            &mut ctx.done,
+            limits.max_nodes,
+            bytes,
+            deadline,
+            loans > 0,
+        );
+        return match step {
+            QuotientStep::Continue => None,
+            QuotientStep::Short => {
+                // The quotient needs the room the members borrowed: they give it back, and
+                // the run starts again.
+                let freed = portfolio.as_mut().map_or(0, Portfolio::recall);
+                ctx.table.grant(freed);
+                continue;
+            }
+            QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+            QuotientStep::Won { line } => {
+                Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient)))
+            }
+            QuotientStep::Lost { positions } => {
+                let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
+                out.states = positions;
+                out.peak_states = out.peak_states.max(positions);
+                Some(out)
+            }
+        };
     }
 }
 
@@ -542,6 +599,10 @@ pub(super) enum QuotientStep {
     Won { line: Vec<Move> },
     /// The deadline passed.
     Deadline,
+    /// A run ran out of room while the portfolio's members held loans (see
+    /// [`QuotientSchedule::run`]'s `recallable`): the run is not charged, and can start
+    /// again once they give the room back.
+    Short,
 }
 
 impl QuotientSchedule {
@@ -562,7 +623,9 @@ impl QuotientSchedule {
 
     /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
     /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
-    /// `deadline` the solve's. Adds the nodes it used to `done`.
+    /// `deadline` the solve's. Adds the nodes it used to `done`. With `recallable` (others
+    /// hold room they would give back), a run that runs out of room returns
+    /// [`QuotientStep::Short`] instead of ending the phase.
     pub(super) fn run(
         &mut self,
         deal: &Deal,
@@ -570,6 +633,7 @@ impl QuotientSchedule {
         nodes_left: Option<u64>,
         bytes: usize,
         deadline: Option<Instant>,
+        recallable: bool,
     ) -> QuotientStep {
         while !self.off && self.credit >= self.budget {
             let mut nodes = self.budget;
@@ -598,6 +662,9 @@ impl QuotientSchedule {
             };
             let r = quotient::search(deal, &opts, &AtomicBool::new(false));
             *done = done.saturating_add(r.nodes);
+            if recallable && r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
+                return QuotientStep::Short;
+            }
             self.credit -= self.budget.min(self.credit);
             match r.verdict {
                 QuotientVerdict::Lost => {
@@ -823,7 +890,7 @@ mod tests {
         }
         deal.validate().unwrap();
         let mut done = 0;
-        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None) {
+        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, false) {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win in the first run"),
         }

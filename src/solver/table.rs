@@ -163,6 +163,8 @@ struct Budget {
     reserve: usize,
     /// How far the paths may go past `max` (a floor for tiny budgets).
     slack: usize,
+    /// The table has been refused a growth since [`Table::take_refused`] last asked.
+    refused: std::sync::atomic::AtomicBool,
 }
 
 impl Budget {
@@ -173,6 +175,7 @@ impl Budget {
         loop {
             let paths = self.path.load(Ordering::Relaxed).max(self.reserve);
             if used + add + paths > self.max + self.slack {
+                self.refused.store(true, Ordering::Relaxed);
                 return false;
             }
             match self.used.compare_exchange_weak(
@@ -531,6 +534,7 @@ impl<const W: usize> Table<W> {
                 path: AtomicUsize::new(0),
                 reserve: 0,
                 slack: 0,
+                refused: std::sync::atomic::AtomicBool::new(false),
             },
             replaced: AtomicU64::new(0),
             peak_len: AtomicUsize::new(0),
@@ -555,6 +559,31 @@ impl<const W: usize> Table<W> {
     /// phase's, once it ends): the table grows into them instead of replacing entries.
     pub fn grant(&mut self, bytes: usize) {
         self.budget.max += bytes;
+    }
+
+    /// Bytes of the budget the table has not allocated and may still take, beyond what it
+    /// leaves the search paths: what it can lend ([`Table::lend`]).
+    pub fn room(&self) -> usize {
+        let b = &self.budget;
+        let paths = b.path.load(Ordering::Relaxed).max(b.reserve);
+        b.max
+            .saturating_sub(b.used.load(Ordering::Relaxed))
+            .saturating_sub(paths)
+    }
+
+    /// Lowers the budget by `bytes` lent to another part of the solve (the portfolio's
+    /// members, which take idle memory while the table is small); [`Table::grant`] gives
+    /// them back. A loan past [`Table::room`] (a member's last growth may overshoot what it
+    /// was offered) leaves the table below what it holds: it cannot grow, and replaces.
+    pub fn lend(&mut self, bytes: usize) {
+        debug_assert!(bytes <= self.budget.max);
+        self.budget.max = self.budget.max.saturating_sub(bytes);
+    }
+
+    /// True if the table has been refused a growth (it is replacing entries) since the last
+    /// call: the moment to take back what it lent.
+    pub fn take_refused(&self) -> bool {
+        self.budget.refused.swap(false, Ordering::Relaxed)
     }
 
     /// Takes `add` bytes of the budget for a search path; false if that would pass the
@@ -1086,6 +1115,45 @@ mod tests {
             t.peak_bytes(),
             2 * budget
         );
+    }
+
+    /// A loan lowers the room by what it took; a table that fills the rest is refused a
+    /// growth and says so once; the loan given back lets it grow again.
+    #[test]
+    fn a_loan_shrinks_the_room_until_the_table_asks_for_it_back() {
+        let budget = 1 << 20;
+        let mut t = Table::<3>::new(budget);
+        let room = t.room();
+        assert_eq!(room, budget - t.bytes());
+        assert!(!t.take_refused(), "a fresh table was refused");
+        let loan = room / 2;
+        t.lend(loan);
+        assert_eq!(t.room(), room - loan);
+        let fill = |t: &mut Table<3>, keys: std::ops::Range<u64>| {
+            for i in keys {
+                if let Entry::Stored(s) = t.enter(&key(i)) {
+                    t.unpin(s, || key(i));
+                }
+            }
+        };
+        fill(&mut t, 0..100_000);
+        assert!(t.replaced() > 0, "the table never filled");
+        assert!(
+            t.bytes() <= budget - loan,
+            "{} > {}",
+            t.bytes(),
+            budget - loan
+        );
+        assert!(t.take_refused(), "no refusal while replacing");
+        assert!(!t.take_refused(), "a refusal was reported twice");
+        let full = t.bytes();
+        t.grant(loan);
+        fill(&mut t, 100_000..140_000);
+        assert!(
+            t.bytes() > full,
+            "the table did not grow into the loan given back"
+        );
+        assert!(t.bytes() <= budget, "{} > {}", t.bytes(), budget);
     }
 
     #[test]
