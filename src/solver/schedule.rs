@@ -863,7 +863,7 @@ impl<'a, const W: usize> Context<'a, W> {
 
 #[cfg(test)]
 mod tests {
-    use super::{luby, QuotientSchedule, QuotientStep};
+    use super::{luby, QuotientSchedule, QuotientStep, QUOTIENT_FIRST_K};
     use crate::check::{check_win, steps_of};
     use crate::deal::Deal;
     use crate::rules::Variant;
@@ -895,6 +895,36 @@ mod tests {
             _ => panic!("no win in the first run"),
         }
         assert!(done > 0);
+    }
+
+    /// A run out of room while others hold loans is `Short`: not charged, the phase still
+    /// on, so the same run can start again once the room comes back; without loans to call
+    /// back, the same shortage ends the phase.
+    #[test]
+    fn a_quotient_run_short_of_room_waits_for_the_loans() {
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal =
+            crate::formats::read_deal(text, "hard-unsolvable.fcs", Default::default()).unwrap();
+        let mut q = QuotientSchedule::new();
+        let (credit, budget) = (q.credit, q.budget);
+        let mut done = 0;
+        assert!(matches!(
+            q.run(&deal, &mut done, None, 1 << 10, None, true),
+            QuotientStep::Short
+        ));
+        assert!(!q.off);
+        assert_eq!(
+            (q.credit, q.budget, q.k),
+            (credit, budget, QUOTIENT_FIRST_K)
+        );
+        assert!(matches!(
+            q.run(&deal, &mut done, None, 1 << 10, None, false),
+            QuotientStep::Continue
+        ));
+        assert!(
+            q.off,
+            "a shortage with nothing to call back left the phase on"
+        );
     }
 
     #[test]
