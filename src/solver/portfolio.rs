@@ -9,7 +9,10 @@
 //! The members and their shares are chosen by measurement ([`Member`] has the figures);
 //! the schedule ([`super::schedule`]) gives the portfolio a slice of each long attempt's
 //! nodes, which the members share in turn, and a share of `--memory`, split evenly among
-//! them; a member that fills its share stops and gives its bytes to the table. With more
+//! them; the members that keep every position they reach also borrow the room the table has
+//! not taken yet (see `schedule::LOAN_PART`), and give it back, stopping, when the table or
+//! the quotient needs it. A member that fills what it may hold stops and gives its bytes
+//! to the table. With more
 //! than one thread the members of a slice run at once, one per thread.
 
 use super::bestfirst::{Eval, Pass, PassLimits, Stop};
