@@ -430,7 +430,8 @@ pub(super) struct Portfolio<'a, const W: usize> {
     seats: Vec<Seat<'a, W>>,
     /// Bytes each member may take of its own.
     share: usize,
-    /// Most bytes a member may hold, its share and its loan together (see [`Portfolio::run`]).
+    /// Most bytes a member may hold, its share and its loan together: the portfolio's whole
+    /// part (see [`Portfolio::run`]).
     most: usize,
     /// Positions expanded by every member so far.
     pub(super) expanded: u64,
@@ -453,14 +454,8 @@ pub(super) struct Bytes {
 
 impl<'a, const W: usize> Portfolio<'a, W> {
     /// The members of `set` for `deal`, sharing `bytes` evenly; a member may hold at most
-    /// `most` bytes with what it borrows.
-    pub(super) fn new(
-        deal: &'a Deal,
-        prune: Pruning,
-        set: Members,
-        bytes: usize,
-        most: usize,
-    ) -> Self {
+    /// all of `bytes` with what it borrows.
+    pub(super) fn new(deal: &'a Deal, prune: Pruning, set: Members, bytes: usize) -> Self {
         let seats: Vec<_> = set
             .iter()
             .map(|member| Seat {
@@ -473,7 +468,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         Portfolio {
             seats,
             share,
-            most: most.max(share),
+            most: bytes,
             expanded: 0,
         }
     }
@@ -663,29 +658,24 @@ mod tests {
     use crate::state::{Position, Pruning};
 
     /// On a lost deal (no member can win: `data/bench/hard-unsolvable.fcs`, lost by the
-    /// exact search), members with a share of 1 MiB offered loans: those that keep their
-    /// positions grow past their share and hold exactly that excess on loan, the restarted
-    /// ones borrow nothing, every byte borrowed is either still on loan or given back with a
-    /// stopped member, and a recall stops every borrower and returns shares and loans.
+    /// exact search), members with a share of 4 MiB (each may hold the whole 36 MiB) offered
+    /// loans: those that keep their positions grow past their share and hold exactly that
+    /// excess on loan, the restarted ones borrow nothing, every byte borrowed is either still
+    /// on loan or given back with a stopped member, and a recall stops every borrower and
+    /// returns shares and loans.
     #[test]
     fn members_borrow_what_they_hold_past_their_share_and_give_it_back() {
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
         assert_eq!(Position::new(&deal).key_words(), 3);
-        let share = 1 << 20;
+        let share = 4 << 20;
         let members = Members::ALL.iter().count();
-        let mut pf = Portfolio::<3>::new(
-            &deal,
-            Pruning::default(),
-            Members::ALL,
-            members * share,
-            64 << 20,
-        );
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, members * share);
         let (mut borrowed, mut freed) = (0, 0);
         let mut stopped = 0;
-        for _ in 0..6 {
+        for _ in 0..3 {
             let before = pf.seats.len();
-            let (turn, bytes) = pf.run(100_000, None, None, None, None, 16 << 20);
+            let (turn, bytes) = pf.run(100_000, None, None, None, None, 64 << 20);
             assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
             stopped += before - pf.seats.len();
             borrowed += bytes.borrowed;

@@ -41,7 +41,7 @@ impl Solver {
             0
         };
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
-            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, bf_bytes));
+            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes));
         let bf_deadline = self.limits.deadline(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
@@ -516,39 +516,39 @@ fn quotient_step<const W: usize>(
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
     let deadline = limits.deadline(ctx.t0);
-    loop {
+    let step = loop {
         // The room the table has not taken, less what the portfolio's members borrowed of it.
         let loans = portfolio.as_ref().map_or(0, Portfolio::loans);
         let used = ctx.table.bytes() + reserved + ctx.peak_path + loans;
         let bytes = limits.memory_bytes.saturating_sub(used);
-        let step = q.run(
+        let recallable = loans > 0;
+        match q.run(
             ctx.deal,
             &mut ctx.done,
             limits.max_nodes,
             bytes,
             deadline,
-            loans > 0,
-        );
-        return match step {
-            QuotientStep::Continue => None,
+            recallable,
+        ) {
+            // The run needs the room the members borrowed: they give it back (and hold no
+            // loans after), and the run starts again.
             QuotientStep::Short => {
-                // The quotient needs the room the members borrowed: they give it back, and
-                // the run starts again.
                 let freed = portfolio.as_mut().map_or(0, Portfolio::recall);
                 ctx.table.grant(freed);
-                continue;
             }
-            QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
-            QuotientStep::Won { line } => {
-                Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient)))
-            }
-            QuotientStep::Lost { positions } => {
-                let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
-                out.states = positions;
-                out.peak_states = out.peak_states.max(positions);
-                Some(out)
-            }
-        };
+            step => break step,
+        }
+    };
+    match step {
+        QuotientStep::Continue | QuotientStep::Short => None,
+        QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        QuotientStep::Won { line } => Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))),
+        QuotientStep::Lost { positions } => {
+            let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
+            out.states = positions;
+            out.peak_states = out.peak_states.max(positions);
+            Some(out)
+        }
     }
 }
 
