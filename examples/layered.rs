@@ -6,7 +6,8 @@
 //! read from the file, beleaguered-castle if it names none). One line per deal; a final line
 //! sums them. `LAYERED_LEVELS=1` also prints each deal's classes (level:positions);
 //! `LAYERED_SPILL=DIR` spills under DIR what outgrows the budget (then the columns add the
-//! classes on disk, peak disk MiB and GiB written).
+//! classes on disk, peak disk MiB and GiB written); `LAYERED_THREADS=N` expands on N threads
+//! (default 1).
 
 use castle::solver::layered::{self, End};
 use castle::{Deal, Limits, Pruning, Variant};
@@ -33,6 +34,8 @@ fn main() {
             .collect();
     }
     let show_levels = std::env::var_os("LAYERED_LEVELS").is_some();
+    let threads: usize =
+        std::env::var("LAYERED_THREADS").map_or(1, |t| t.parse().expect("LAYERED_THREADS=N"));
     let spill =
         std::env::var_os("LAYERED_SPILL").map(|d| layered::SpillTo::new(std::path::Path::new(&d)));
     println!("deal\tverdict\texpanded\tstored\tlevels\tclasses\tlargest\tlargest%\tpeak_MiB\tseconds\tkpos/s\ton_disk\tdisk_MiB\twritten_GiB");
@@ -49,6 +52,7 @@ fn main() {
             limits,
             spill.as_ref(),
             None,
+            threads,
             &mut |_| {},
         )
         .expect("foundation return off, a usable spill directory");

@@ -41,12 +41,32 @@ fn layered_run(
     memory: usize,
     spill: Option<&layered::SpillTo>,
 ) -> layered::Report {
+    layered_run_on(deal, nodes, memory, spill, 1)
+}
+
+/// The same on `threads` threads.
+fn layered_run_on(
+    deal: &Deal,
+    nodes: u64,
+    memory: usize,
+    spill: Option<&layered::SpillTo>,
+    threads: usize,
+) -> layered::Report {
     let limits = Limits {
         max_nodes: Some(nodes),
         memory_bytes: memory,
         ..Limits::default()
     };
-    let r = layered::search(deal, Pruning::default(), limits, spill, None, &mut |_| {}).unwrap();
+    let r = layered::search(
+        deal,
+        Pruning::default(),
+        limits,
+        spill,
+        None,
+        threads,
+        &mut |_| {},
+    )
+    .unwrap();
     if let End::Won(line) = &r.end {
         check_win(deal, &steps_of(line)).unwrap_or_else(|e| {
             panic!(
@@ -64,10 +84,11 @@ fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
 }
 
 /// A budget that sends a search to disk: what the in-memory run `mem` stored as records
-/// (they stay in memory) and a third of the rest of its bytes, plus 1 MiB.
+/// (they stay in memory) and a third of the rest of its bytes but its threads' lists of
+/// children (whose size follows the budget), plus 1 MiB.
 fn tight_budget(mem: &layered::Report) -> usize {
     let recs = (mem.stored as usize).div_ceil(layered::CHUNK) * layered::CHUNK * 8;
-    recs + mem.peak_bytes.saturating_sub(recs) / 3 + (1 << 20)
+    recs + mem.peak_bytes.saturating_sub(recs + mem.scratch_bytes) / 3 + (1 << 20)
 }
 
 #[derive(Default, Debug)]
@@ -245,6 +266,7 @@ fn budgets_end_the_layered_search_as_unknown() {
         Limits::default(),
         None,
         Some(&stop),
+        1,
         &mut |_| {},
     )
     .unwrap();
@@ -270,6 +292,7 @@ fn foundation_return_falls_back_to_the_usual_search() {
                 Limits::default(),
                 None,
                 None,
+                1,
                 &mut |_| {}
             )
             .unwrap_err(),
@@ -312,6 +335,68 @@ fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered
     layered_run(deal, nodes, memory, spill.then_some(&dir))
 }
 
+/// Threads: the runs of positions are expanded on several threads and stored in the order
+/// one thread stores them (`layered/expand.rs`), so on every deal the search must end
+/// exactly as on one thread: the same win line, or the same classes with the same
+/// positions, expanded the same number of times; the same under a node budget that cuts it,
+/// and within 4 MiB, where the threads' lists of children are small enough to fill up
+/// (some runs must be cut, and redone from there). The deals: beleaguered-castle deals the
+/// plain depth-first search proves lost within 300,000 positions, and high-start-rank deals
+/// of three games (won and lost).
+#[test]
+fn threads_change_no_line_and_no_count() {
+    let plain = plain_dfs(300_000);
+    let mut deals = Vec::new();
+    for seed in 1..=30 {
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
+        if solve_checked(&plain, &deal).verdict == Verdict::Unsolvable {
+            deals.push(deal);
+        }
+    }
+    for v in [
+        Variant::BeleagueredCastle,
+        Variant::StreetsAndAlleys,
+        Variant::Citadel,
+    ] {
+        for seed in 1..=6 {
+            deals.push(Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed));
+        }
+    }
+    let (mut cut, mut decided) = (0, 0);
+    for deal in &deals {
+        let what = format!("{} {:?}", deal.rules.variant, deal.seed);
+        let one = layered_run_on(deal, 400_000, 1 << 30, None, 1);
+        decided += usize::from(one.end != End::Unknown(Some(castle::Limit::Nodes)));
+        for (nodes, memory, threads) in [
+            (400_000, 1 << 30, 2),
+            (one.expanded * 2 / 3, 1 << 30, 2),
+            (400_000, 4 << 20, 3),
+        ] {
+            let base = if nodes == 400_000 && memory == 1 << 30 {
+                one.clone()
+            } else {
+                layered_run_on(deal, nodes, memory, None, 1)
+            };
+            let r = layered_run_on(deal, nodes, memory, None, threads);
+            assert_eq!(
+                (
+                    &base.end,
+                    base.expanded,
+                    &base.classes,
+                    base.stored,
+                    base.best_home
+                ),
+                (&r.end, r.expanded, &r.classes, r.stored, r.best_home),
+                "{what}: {nodes} nodes, {memory} bytes, {threads} threads"
+            );
+            assert!(r.peak_bytes <= memory, "{what}: {}", r.peak_bytes);
+            cut += r.cut_runs;
+        }
+    }
+    assert!(decided >= 20, "{decided} decided");
+    assert!(cut > 0, "no run was cut by a full list");
+}
+
 /// `--spill`: under a memory budget too small for them, the pending classes and then the
 /// class being closed go to disk, and nothing else changes. The disk keeps the records'
 /// order (each layer's new positions in the order generated, as the in-memory queue stores
@@ -345,6 +430,21 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
         let mem = layered_spill(deal, 400_000, 1 << 30, false);
         let budget = tight_budget(&mem);
         let disk = layered_spill(deal, 400_000, budget, true);
+        // On two threads, on disk: the same again. (Pending classes on disk gather
+        // repeats, which a cut search counts among the stored: compared when lost.)
+        let dir = layered::SpillTo::new(&std::env::temp_dir().join("castle-test-spill"));
+        let two = layered_run_on(deal, 400_000, budget, Some(&dir), 2);
+        assert_eq!(
+            (&disk.end, disk.expanded, &disk.classes),
+            (&two.end, two.expanded, &two.classes),
+            "{what}: on disk, one thread and two"
+        );
+        if disk.end == End::Lost {
+            assert_eq!(
+                disk.stored, two.stored,
+                "{what}: on disk, one thread and two"
+            );
+        }
         assert_eq!(
             mem.end, disk.end,
             "{what}: in memory {} bytes, {} stored; budget {budget}; spilled {} bytes, {} classes on disk",

@@ -283,6 +283,7 @@ impl Solver {
             self.limits,
             self.spill.as_ref(),
             None,
+            self.threads,
             progress,
         ) {
             Ok(r) => r,

@@ -50,9 +50,9 @@
 //!
 //! **The one reduction that depends on the line, `no_repeat`.** A position `S` is expanded
 //! with the `last` of the move that *first* stored it, from its stored parent `P`
-//! ([`moved_card`]: a single move of card `c` from a tableau pile or a cell to pile `B`, with
-//! no automatic move after it). Then [`Position::generate`] leaves out `c`'s moves from `B`.
-//! Walk up the stored parents from `S` while each position's `last` names `c` on the pile
+//! ([`moved_card`](crate::moves::moved_card): a single move of card `c` from a tableau pile
+//! or a cell to pile `B`, with no automatic move after it). Then [`Position::generate`]
+//! leaves out `c`'s moves from `B`. Walk up the stored parents from `S` while each position's `last` names `c` on the pile
 //! where `c` lies in it: `S = X_0, P = X_1, ..., X_k = Q`, where `Q` is the first whose `last`
 //! does not name `c` there (the deal's `last` is `None`, so the walk ends). Each step moved
 //! `c` alone, with nothing after it, so every `X_j` is `Q` with `c` moved from its pile `A`
@@ -87,13 +87,26 @@
 //! then the move and its automatic moves: the solver replays it through the checker
 //! ([`super::Solver::solve_with_progress`]), as every win.
 //!
+//! # Threads
+//! With several threads (`threads`, the solver's `--threads`) a run of consecutive stored
+//! positions is expanded on all of them at once, each thread walking a contiguous part of it,
+//! and the children are then stored by this thread in the order one thread would have
+//! generated them (`layered/expand.rs` has the argument): the same records at the same
+//! indices, the same counts and the same win, on any number of threads. A run ends where a
+//! look at the clock falls (every 4,096 positions), so the looks, the checkpoints
+//! and the node budget fall where they fall on one thread. Even on one thread the runs pay:
+//! the lookups of a run's children, made in a loop of their own, overlap their cache
+//! misses (the hard lost deal of `data/bench`: 31 s a position at a time, 16 s in runs).
+//!
 //! # Memory
 //! The bytes counted are those of the record array (allocated in chunks of
 //! [`CHUNK`] records, so it never copies itself to grow), the class's set and the pending
 //! sets and their records (a set of `n` keys holds `n * 8 / 7` slots rounded up to a power
-//! of two, `W * 8 + 1` bytes each). Before a set or a list grows, the bytes it is about to
-//! allocate are added: if that passes the budget, the search ends as `unknown` (memory),
-//! unless a spill directory can take something (below).
+//! of two, `W * 8 + 1` bytes each), and each thread's list of children (`expand::kids_cap`:
+//! at most about 3 MiB a thread, less under a small budget, allocated at the start). Before
+//! a set or a list grows, the bytes it is about to allocate are added: if that passes the
+//! budget, the search ends as `unknown` (memory), unless a spill directory can take
+//! something (below).
 //!
 //! # Out of core (`--spill DIR`)
 //! With a spill directory (`layered/spill.rs`), a request that does not fit the budget first moves
@@ -134,13 +147,14 @@
 //! a verdict. The directory is the search's own, made under the one given and removed at
 //! the end.
 
+mod expand;
 mod spill;
 
-use super::search::autoplay;
 use super::{DiskUse, Limit, Limits, Progress};
 use crate::deal::Deal;
-use crate::moves::{moved_card, Move, MoveList};
+use crate::moves::Move;
 use crate::state::{Position, Pruning};
+use expand::{expand_run, Kid, Walker};
 use spill::{Checkpoint, ClassCheckpoint, Spill};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -155,6 +169,9 @@ const CHECK_EVERY: u64 = 1 << 12;
 /// Candidates of a class on disk that are settled before the layer ends once they are as many
 /// as the keys stored (see [`Search::intake`]), but never fewer than this.
 const SETTLE_MIN: u64 = 1 << 16;
+
+/// Fewest positions a run expands (see [`Search::close`]).
+const MIN_RUN: usize = 16;
 
 /// Positions expanded between two progress reports.
 const PROGRESS_EVERY: u64 = 1 << 16;
@@ -201,8 +218,14 @@ pub struct Report {
     /// written bytes, the classes that went on on disk, the error of [`Limit::Disk`], and
     /// the positions expanded before the checkpoint taken up (counted in `expanded`).
     pub disk: DiskUse,
-    /// Settles of a class on disk made before their layer ended (see [`Search::intake`]).
+    /// Settles of a class on disk made before their layer ended (see `Search::intake`).
     pub early_settles: u64,
+    /// Bytes of the lists of children the threads fill (counted in `peak_bytes` for the
+    /// whole search: see `expand.rs`).
+    pub scratch_bytes: usize,
+    /// Runs of positions cut short because a thread's list of children filled up (the
+    /// positions after the cut were expanded again in the next run: see `expand.rs`).
+    pub cut_runs: u64,
 }
 
 impl Report {
@@ -285,6 +308,7 @@ pub fn search(
     limits: Limits,
     spill: Option<&SpillTo>,
     stop: Option<&AtomicBool>,
+    threads: usize,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Report, LayeredError> {
     if !applies(deal) {
@@ -315,11 +339,23 @@ pub fn search(
             (Some(s), ck)
         }
     };
+    let disk = DiskSetup {
+        spill,
+        checkpoint_every: every,
+        resume,
+    };
     Ok(if words == 3 {
-        Search::<3>::new(deal, prune, limits, spill, every, resume, stop).run(progress)
+        Search::<3>::new(deal, prune, limits, disk, stop, threads).run(progress)
     } else {
-        Search::<4>::new(deal, prune, limits, spill, every, resume, stop).run(progress)
+        Search::<4>::new(deal, prune, limits, disk, stop, threads).run(progress)
     })
+}
+
+/// The spill directory of a search, its checkpoint interval, and the checkpoint it takes up.
+struct DiskSetup {
+    spill: Option<Spill>,
+    checkpoint_every: Option<f64>,
+    resume: Option<Checkpoint>,
 }
 
 /// A level not yet closed: the keys of its positions found so far and their records, in the
@@ -450,14 +486,14 @@ struct Search<'a, const W: usize> {
     last_checkpoint: Instant,
     saved_records: u64,
     resume: Option<Checkpoint>,
-    /// Where the walk stands: the position of the last node walked to, the line from the
-    /// deal, and the nodes of its chain from the deal with the line's length before each
-    /// node's edge.
-    pos: Position,
-    hist: Vec<Move>,
-    chain: Vec<(u32, u32)>,
-    /// Scratch for [`Search::walk`].
-    down: Vec<u32>,
+    /// One walk through the stored positions per thread (see `expand.rs`); the first is
+    /// this thread's, which also finds the entries of classes on disk.
+    walkers: Vec<Walker<W>>,
+    /// The children a walker's list holds (see `expand::kids_cap`), and the most positions
+    /// a run expands, so that their children fit the lists.
+    kids_cap: usize,
+    run_cap: usize,
+    cut_runs: u64,
     /// Cards dealt from the stock at the deal, and in all (waste and stock).
     seq: usize,
     expanded: u64,
@@ -471,12 +507,17 @@ impl<'a, const W: usize> Search<'a, W> {
         deal: &'a Deal,
         prune: Pruning,
         limits: Limits,
-        spill: Option<Spill>,
-        checkpoint_every: Option<f64>,
-        resume: Option<Checkpoint>,
+        disk: DiskSetup,
         stop: Option<&'a AtomicBool>,
+        threads: usize,
     ) -> Self {
+        let DiskSetup {
+            spill,
+            checkpoint_every,
+            resume,
+        } = disk;
         let t0 = Instant::now();
+        let kids_cap = expand::kids_cap::<W>(limits.memory_bytes, threads);
         Search {
             deal,
             prune,
@@ -501,10 +542,12 @@ impl<'a, const W: usize> Search<'a, W> {
             last_checkpoint: t0,
             saved_records: 0,
             resume,
-            pos: Position::new(deal),
-            hist: Vec::new(),
-            chain: Vec::new(),
-            down: Vec::new(),
+            walkers: (0..threads.max(1))
+                .map(|_| Walker::new(deal, prune, kids_cap))
+                .collect(),
+            kids_cap,
+            run_cap: CHECK_EVERY as usize,
+            cut_runs: 0,
             seq: deal.stock.len() + deal.waste.len(),
             expanded: 0,
             peak_bytes: 0,
@@ -519,17 +562,13 @@ impl<'a, const W: usize> Search<'a, W> {
         usize::from(pos.home()) + self.seq - pos.stock().len()
     }
 
-    fn rec(&self, i: u32) -> Rec {
-        let i = i as usize;
-        self.chunks[i / CHUNK][i % CHUNK]
-    }
-
     /// Bytes in use (see the module docs).
     fn bytes(&self) -> usize {
         self.chunks.len() * CHUNK * std::mem::size_of::<Rec>()
             + set_bytes::<W>(self.current.capacity())
             + self.pending_bytes
             + self.spill.as_ref().map_or(0, Spill::buffer_bytes)
+            + self.walkers.iter().map(Walker::bytes).sum::<usize>()
     }
 
     /// True when `extra` more bytes fit the budget (then notes the peak: the caller allocates
@@ -751,47 +790,6 @@ impl<'a, const W: usize> Search<'a, W> {
         Ok(any)
     }
 
-    /// Walks the position to node `i` (see the module docs) and returns its `last`.
-    fn walk(&mut self, i: u32) -> Option<(crate::card::Card, u8)> {
-        let mut down = std::mem::take(&mut self.down);
-        down.clear();
-        // A parent is stored before its children, so the chain's indices rise from the deal
-        // (index 0) and `i`'s ancestors fall: one merge finds the last one they share.
-        let mut j = i;
-        let mut keep = self.chain.len();
-        loop {
-            while self.chain[keep - 1].0 > j {
-                keep -= 1;
-            }
-            if self.chain[keep - 1].0 == j {
-                break;
-            }
-            down.push(j);
-            j = self.rec(j).parent;
-        }
-        while self.chain.len() > keep {
-            let (_, h) = self.chain.pop().expect("chain longer than keep");
-            while self.hist.len() > h as usize {
-                let m = self.hist.pop().expect("line longer than h");
-                self.pos.undo(m);
-            }
-        }
-        for &j in down.iter().rev() {
-            let h = self.hist.len();
-            let m = self.rec(j).mv;
-            self.pos.play(m, &mut self.hist);
-            autoplay(&mut self.pos, self.prune, false, &mut self.hist);
-            self.chain.push((j, h as u32));
-        }
-        self.down = down;
-        let &(node, h) = self.chain.last().expect("the deal is on the chain");
-        debug_assert_eq!(node, i);
-        if node == 0 {
-            return None;
-        }
-        moved_card(self.rec(node).mv, self.hist.len() - h as usize)
-    }
-
     fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Report {
         let end = match self.levels_loop(progress) {
             Ok(()) => End::Lost,
@@ -833,17 +831,20 @@ impl<'a, const W: usize> Search<'a, W> {
                 ..self.disk
             },
             early_settles: self.early_settles,
+            scratch_bytes: self.walkers.iter().map(Walker::bytes).sum(),
+            cut_runs: self.cut_runs,
         }
     }
 
     /// The deal, then each level in turn (or, from a checkpoint, the class it names on).
     fn levels_loop(&mut self, progress: &mut dyn FnMut(&Progress)) -> Result<(), Halt> {
-        autoplay(&mut self.pos, self.prune, false, &mut self.hist);
-        if self.pos.is_won() {
-            return Err(Halt::Won(self.hist.clone()));
+        // Every walker stands at the deal, its automatic moves played.
+        let root = &self.walkers[0];
+        if root.pos.is_won() {
+            return Err(Halt::Won(root.hist.clone()));
         }
-        self.best_home = self.pos.home();
-        let first = self.level(&self.pos);
+        self.best_home = root.pos.home();
+        let first = self.level(&root.pos);
         // Levels run up to every card home with the stock dealt.
         let top = self.deal.rules.cards() + self.seq + 1;
         self.top = top;
@@ -865,10 +866,10 @@ impl<'a, const W: usize> Search<'a, W> {
                     parent: 0,
                     mv: Move::single(crate::card::Card::new(1, crate::card::Suit::Clubs), 0, 0),
                 })?;
-                self.chain.push((0, 0));
-                self.current
-                    .insert(self.pos.key::<W>().expect("key width from the bound"));
-                self.current_class = class_of(&self.pos);
+                let root = &self.walkers[0].pos;
+                let key = root.key::<W>().expect("key width from the bound");
+                self.current_class = class_of(root);
+                self.current.insert(key);
                 self.close(first, 0, 0, 0, progress)?;
                 self.classes.push((first as u16, self.len as u64));
                 self.current = Default::default();
@@ -996,7 +997,6 @@ impl<'a, const W: usize> Search<'a, W> {
         }
         debug_assert_eq!(self.len as u64, ck.records);
         self.saved_records = ck.records;
-        self.chain.push((0, 0));
         self.expanded = ck.expanded;
         self.disk.resumed_from = Some(ck.expanded);
         self.best_home = ck.best_home;
@@ -1081,16 +1081,13 @@ impl<'a, const W: usize> Search<'a, W> {
 
     /// Stores the position record `r` leads to (an entry of the class about to be closed).
     fn enter(&mut self, r: Rec) -> Result<(), Halt> {
-        self.walk(r.parent);
-        let h = self.hist.len();
-        self.pos.play(r.mv, &mut self.hist);
-        autoplay(&mut self.pos, self.prune, false, &mut self.hist);
-        debug_assert_eq!(class_of(&self.pos), self.current_class);
-        let key = self.pos.key::<W>().expect("key width from the bound");
-        while self.hist.len() > h {
-            let u = self.hist.pop().expect("line longer than h");
-            self.pos.undo(u);
-        }
+        let (prune, class) = (self.prune, self.current_class);
+        let w = &mut self.walkers[0];
+        w.walk(&self.chunks, prune, r.parent);
+        let key = w.visit(r.mv, prune, |pos, _| {
+            debug_assert_eq!(class_of(pos), class);
+            pos.key::<W>().expect("key width from the bound")
+        });
         self.intake(key, r)
     }
 
@@ -1105,7 +1102,6 @@ impl<'a, const W: usize> Search<'a, W> {
         k: usize,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<(), Halt> {
-        let mut list = MoveList::default();
         let mut i = from;
         loop {
             if i == self.len {
@@ -1139,44 +1135,61 @@ impl<'a, const W: usize> Search<'a, W> {
                     disk_bytes: self.spill.as_ref().map_or(0, Spill::on_disk),
                 });
             }
-            let last = self.walk(i as u32);
-            self.expanded += 1;
-            self.pos.generate(self.prune, 0, last, &mut list);
-            for m in list.iter() {
-                let h = self.hist.len();
-                self.pos.play(m, &mut self.hist);
-                autoplay(&mut self.pos, self.prune, false, &mut self.hist);
-                if self.pos.is_won() {
-                    return Err(Halt::Won(self.hist.clone()));
-                }
-                let to = self.level(&self.pos);
-                let class = class_of(&self.pos);
-                // A move that keeps the level moved no card home and dealt none: the class
-                // (the foundations, and the cards dealt, which the level then fixes) stays.
-                // Checked, not assumed: a position filed under a closed class would be lost
-                // to the search, and a `Lost` could then be wrong.
-                assert!(
-                    to > level || (to == level && class == self.current_class),
-                    "a move left its class for a lower or parallel one"
-                );
-                let key = self.pos.key::<W>().expect("key width from the bound");
-                let rec = Rec {
-                    parent: i as u32,
-                    mv: m,
-                };
-                let home = self.pos.home();
-                while self.hist.len() > h {
-                    let u = self.hist.pop().expect("line longer than h");
-                    self.pos.undo(u);
-                }
-                self.best_home = self.best_home.max(home);
-                if to == level {
-                    self.intake(key, rec)?;
+            // A run up to the next look at the clock (so the looks above fall on the same
+            // counts as one position at a time), within the stored positions and the node
+            // budget: expanded on every thread, then stored in order (see `expand.rs`).
+            let mut n = (CHECK_EVERY - self.expanded % CHECK_EVERY) as usize;
+            n = n.min(self.len - i).min(self.run_cap);
+            if let Some(max) = self.limits.max_nodes {
+                n = n.min((max - self.expanded) as usize);
+            }
+            let (current, pending) = (&self.current, &self.pending);
+            // Asked before the lists are stored, of sets that only grow meanwhile (a set
+            // that goes to disk keeps its keys there, among the stored keys a candidate is
+            // checked against; a pending class on disk has no keys here, so nothing is
+            // left out for it). Never a lookup in a set being written.
+            let seen = |kid: &Kid<W>| {
+                if kid.level as usize == level {
+                    current.contains(&kid.key)
                 } else {
-                    self.offer(to, class, key, rec)?;
+                    let classes = &pending[kid.level as usize];
+                    classes.index.get(&kid.class).is_some_and(|&k| {
+                        classes.list[k]
+                            .as_ref()
+                            .is_some_and(|p| p.keys.contains(&kid.key))
+                    })
+                }
+            };
+            let parts = expand_run(
+                &mut self.walkers,
+                &self.chunks,
+                self.prune,
+                self.seq,
+                &seen,
+                i,
+                n,
+            );
+            let walkers = std::mem::take(&mut self.walkers);
+            let mut stored = Ok(());
+            for (w, &(a, b)) in walkers.iter().zip(&parts) {
+                stored = self.store_kids(level, w);
+                i = a + w.ends.len();
+                if stored.is_err() || i < b {
+                    // A part whose list filled up: the parts after it are dropped, and
+                    // the next run starts from its first position not expanded.
+                    self.cut_runs += u64::from(i < b);
+                    break;
                 }
             }
-            i += 1;
+            self.walkers = walkers;
+            stored?;
+            // Runs the lists can hold whole: the last run's children per position, with room.
+            let (parents, kids) = self.walkers[..parts.len()]
+                .iter()
+                .fold((0, 0), |(p, k), w| (p + w.ends.len(), k + w.generated));
+            self.run_cap =
+                (self.walkers.len() * self.kids_cap * 2 / 3 / (kids / parents.max(1) + 1))
+                    .max(MIN_RUN);
         }
         if self.on_disk {
             let spill = self
@@ -1187,6 +1200,38 @@ impl<'a, const W: usize> Search<'a, W> {
             self.on_disk = false;
         }
         Ok(())
+    }
+
+    /// Stores the children a walker's expansion generated, parent after parent, as one
+    /// thread expanding and storing each in turn would (see `expand.rs`): counts each
+    /// parent expanded, and checks that no child left its class for a lower or parallel one.
+    fn store_kids(&mut self, level: usize, w: &Walker<W>) -> Result<(), Halt> {
+        let mut from = 0;
+        for &end in &w.ends {
+            self.expanded += 1;
+            for kid in &w.kids[from..end as usize] {
+                let to = kid.level as usize;
+                // A move that keeps the level moved no card home and dealt none: the class
+                // (the foundations, and the cards dealt, which the level then fixes) stays.
+                // Checked, not assumed: a position filed under a closed class would be lost
+                // to the search, and a `Lost` could then be wrong.
+                assert!(
+                    to > level || (to == level && kid.class == self.current_class),
+                    "a move left its class for a lower or parallel one"
+                );
+                self.best_home = self.best_home.max(kid.home);
+                if to == level {
+                    self.intake(kid.key, kid.rec)?;
+                } else {
+                    self.offer(to, kid.class, kid.key, kid.rec)?;
+                }
+            }
+            from = end as usize;
+        }
+        match &w.won {
+            Some(line) => Err(Halt::Won(line.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Adds a position of a higher level to its class's pending set, unless it is there
