@@ -108,7 +108,9 @@ impl<const W: usize> Walker<W> {
         }
     }
 
-    /// Bytes of the children's list (counted in the search's memory).
+    /// Bytes of the children's list (counted in the search's memory; fixed at the start:
+    /// the list never holds more than `cap` children and one position's moves, and `ends`
+    /// one entry per position of a run).
     pub fn bytes(&self) -> usize {
         self.kids.capacity() * std::mem::size_of::<Kid<W>>()
             + self.ends.capacity() * std::mem::size_of::<u32>()

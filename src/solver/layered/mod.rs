@@ -52,9 +52,10 @@
 //! with the `last` of the move that *first* stored it, from its stored parent `P`
 //! ([`moved_card`](crate::moves::moved_card): a single move of card `c` from a tableau pile
 //! or a cell to pile `B`, with no automatic move after it). Then [`Position::generate`]
-//! leaves out `c`'s moves from `B`. Walk up the stored parents from `S` while each position's `last` names `c` on the pile
-//! where `c` lies in it: `S = X_0, P = X_1, ..., X_k = Q`, where `Q` is the first whose `last`
-//! does not name `c` there (the deal's `last` is `None`, so the walk ends). Each step moved
+//! leaves out `c`'s moves from `B`. Walk up the stored parents from `S` while each
+//! position's `last` names `c` on the pile where `c` lies in it: `S = X_0, P = X_1, ...,
+//! X_k = Q`, where `Q` is the first whose `last` does not name `c` there (the deal's `last`
+//! is `None`, so the walk ends). Each step moved
 //! `c` alone, with nothing after it, so every `X_j` is `Q` with `c` moved from its pile `A`
 //! in `Q` to another pile or cell. A left-out move `c: B -> C` from `S` therefore reaches `Q`
 //! with `c` moved from `A` to `C`: `Q` itself when `C = A` (or when `C` is another cell and
@@ -494,6 +495,9 @@ struct Search<'a, const W: usize> {
     kids_cap: usize,
     run_cap: usize,
     cut_runs: u64,
+    /// The walkers' bytes (their lists' room is fixed at the start; counted while the
+    /// lists are being stored too, when the walkers are out of `walkers`).
+    walker_bytes: usize,
     /// Cards dealt from the stock at the deal, and in all (waste and stock).
     seq: usize,
     expanded: u64,
@@ -518,6 +522,10 @@ impl<'a, const W: usize> Search<'a, W> {
         } = disk;
         let t0 = Instant::now();
         let kids_cap = expand::kids_cap::<W>(limits.memory_bytes, threads);
+        let walkers: Vec<Walker<W>> = (0..threads.max(1))
+            .map(|_| Walker::new(deal, prune, kids_cap))
+            .collect();
+        let walker_bytes = walkers.iter().map(Walker::bytes).sum();
         Search {
             deal,
             prune,
@@ -542,9 +550,8 @@ impl<'a, const W: usize> Search<'a, W> {
             last_checkpoint: t0,
             saved_records: 0,
             resume,
-            walkers: (0..threads.max(1))
-                .map(|_| Walker::new(deal, prune, kids_cap))
-                .collect(),
+            walkers,
+            walker_bytes,
             kids_cap,
             run_cap: CHECK_EVERY as usize,
             cut_runs: 0,
@@ -568,7 +575,7 @@ impl<'a, const W: usize> Search<'a, W> {
             + set_bytes::<W>(self.current.capacity())
             + self.pending_bytes
             + self.spill.as_ref().map_or(0, Spill::buffer_bytes)
-            + self.walkers.iter().map(Walker::bytes).sum::<usize>()
+            + self.walker_bytes
     }
 
     /// True when `extra` more bytes fit the budget (then notes the peak: the caller allocates
@@ -831,7 +838,7 @@ impl<'a, const W: usize> Search<'a, W> {
                 ..self.disk
             },
             early_settles: self.early_settles,
-            scratch_bytes: self.walkers.iter().map(Walker::bytes).sum(),
+            scratch_bytes: self.walker_bytes,
             cut_runs: self.cut_runs,
         }
     }
@@ -1174,10 +1181,13 @@ impl<'a, const W: usize> Search<'a, W> {
             for (w, &(a, b)) in walkers.iter().zip(&parts) {
                 stored = self.store_kids(level, w);
                 i = a + w.ends.len();
-                if stored.is_err() || i < b {
+                if stored.is_err() {
+                    break;
+                }
+                if i < b {
                     // A part whose list filled up: the parts after it are dropped, and
                     // the next run starts from its first position not expanded.
-                    self.cut_runs += u64::from(i < b);
+                    self.cut_runs += 1;
                     break;
                 }
             }
