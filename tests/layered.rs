@@ -576,11 +576,22 @@ fn layered_checkpointed_in(
     memory: usize,
     root: &std::path::Path,
 ) -> layered::Report {
+    layered_checkpointed_on(deal, nodes, memory, root, 1)
+}
+
+/// The same on `threads` threads.
+fn layered_checkpointed_on(
+    deal: &Deal,
+    nodes: u64,
+    memory: usize,
+    root: &std::path::Path,
+    threads: usize,
+) -> layered::Report {
     let to = layered::SpillTo {
         checkpoint_secs: Some(0.0),
         ..layered::SpillTo::new(root)
     };
-    layered_run(deal, nodes, memory, Some(&to))
+    layered_run_on(deal, nodes, memory, Some(&to), threads)
 }
 
 /// Checkpoints: a search stopped by a budget leaves its checkpoint under the spill
@@ -675,7 +686,8 @@ fn solve_resumes_from_its_checkpoint_on_the_command_line() {
 
 /// Checkpoints inside a class on disk, between two of its layers: under a memory budget that
 /// sends classes to disk, a search cut seven times and resumed ends exactly as the search run
-/// through, and at least one cut fell inside a class on disk (its checkpoint names it).
+/// through, and at least one cut fell inside a class on disk (its checkpoint names it). The
+/// cut runs take two threads, the others one: a checkpoint does not depend on the threads.
 #[test]
 fn a_class_on_disk_resumes_between_its_layers() {
     let mut in_class = 0;
@@ -700,7 +712,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
             let root = tempfile::tempdir().unwrap();
             for eighths in 1..=7 {
                 let nodes = full.expanded * eighths / 8;
-                let cut = layered_checkpointed_in(&deal, nodes, budget, root.path());
+                let cut = layered_checkpointed_on(&deal, nodes, budget, root.path(), 2);
                 if cut.end != End::Unknown(Some(castle::Limit::Nodes)) {
                     // Memory: this deal's budget is too tight to be cut here.
                     break;
