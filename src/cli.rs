@@ -517,7 +517,8 @@ pub struct SolveArgs {
     /// Budgets.
     #[command(flatten)]
     pub budget: BudgetArgs,
-    /// Threads searching the deal together, sharing one table (same verdict as one thread).
+    /// Threads searching the deal together, sharing one table (same verdict as one thread;
+    /// with --layered or --spill, the same search, expanded on every thread).
     #[arg(long, short = 'j', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
     /// Output format.

@@ -79,7 +79,9 @@ pub struct Solver {
     /// no probes).
     pub probes: Option<u64>,
     /// Threads searching the deal together (sharing one table; see `search.rs`). The
-    /// verdict does not depend on it; the nodes and the move list found may.
+    /// verdict does not depend on it; the nodes and the move list found may. The layered
+    /// search ([`Solver::layered`]) expands on this many threads and is the same search on
+    /// any number of them (see [`layered`], "Threads").
     pub threads: usize,
     /// After a win, search best-first for a shorter one, expanding at most this many
     /// positions (see [`short`]). It never changes a verdict; its win is replayed like any.
