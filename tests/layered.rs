@@ -335,6 +335,27 @@ fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered
     layered_run(deal, nodes, memory, spill.then_some(&dir))
 }
 
+/// The beleaguered-castle deals of 1..=`last` that the plain depth-first search proves lost
+/// within 300,000 positions, then deals 1..=6 of bc, sa and citadel from start rank 8 (won
+/// and lost).
+fn lost_and_high_rank_deals(last: u64) -> Vec<Deal> {
+    let plain = plain_dfs(300_000);
+    let mut deals: Vec<Deal> = (1..=last)
+        .map(|seed| Deal::from_seed(Variant::BeleagueredCastle.rules(), seed))
+        .filter(|deal| solve_checked(&plain, deal).verdict == Verdict::Unsolvable)
+        .collect();
+    for v in [
+        Variant::BeleagueredCastle,
+        Variant::StreetsAndAlleys,
+        Variant::Citadel,
+    ] {
+        for seed in 1..=6 {
+            deals.push(Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed));
+        }
+    }
+    deals
+}
+
 /// Threads: the runs of positions are expanded on several threads and stored in the order
 /// one thread stores them (`layered/expand.rs`), so on every deal the search must end
 /// exactly as on one thread: the same win line, or the same classes with the same
@@ -345,23 +366,7 @@ fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered
 /// of three games (won and lost).
 #[test]
 fn threads_change_no_line_and_no_count() {
-    let plain = plain_dfs(300_000);
-    let mut deals = Vec::new();
-    for seed in 1..=30 {
-        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
-        if solve_checked(&plain, &deal).verdict == Verdict::Unsolvable {
-            deals.push(deal);
-        }
-    }
-    for v in [
-        Variant::BeleagueredCastle,
-        Variant::StreetsAndAlleys,
-        Variant::Citadel,
-    ] {
-        for seed in 1..=6 {
-            deals.push(Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed));
-        }
-    }
+    let deals = lost_and_high_rank_deals(30);
     let (mut cut, mut decided) = (0, 0);
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);
@@ -407,23 +412,7 @@ fn threads_change_no_line_and_no_count() {
 /// three games (won and lost); at least a few must really go to disk.
 #[test]
 fn spilling_to_disk_changes_no_line_and_no_count() {
-    let plain = plain_dfs(300_000);
-    let mut deals = Vec::new();
-    for seed in 1..=40 {
-        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
-        if solve_checked(&plain, &deal).verdict == Verdict::Unsolvable {
-            deals.push(deal);
-        }
-    }
-    for v in [
-        Variant::BeleagueredCastle,
-        Variant::StreetsAndAlleys,
-        Variant::Citadel,
-    ] {
-        for seed in 1..=6 {
-            deals.push(Deal::from_seed(v.rules().with_start_rank(8).unwrap(), seed));
-        }
-    }
+    let deals = lost_and_high_rank_deals(40);
     let (mut classes_on_disk, mut pending_on_disk, mut early) = (0, 0, 0);
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);

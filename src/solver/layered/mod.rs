@@ -155,7 +155,7 @@ use super::{DiskUse, Limit, Limits, Progress};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::{Position, Pruning};
-use expand::{expand_run, Kid, Walker};
+use expand::{expand_run, Kid, Run, Walker};
 use spill::{Checkpoint, ClassCheckpoint, Spill};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -409,6 +409,13 @@ fn class_of(pos: &Position) -> u64 {
     u64::from_le_bytes(pos.foundations())
 }
 
+/// The level of a position (see the module docs): its cards home plus the cards dealt from
+/// the stock, `seq` being the cards in the stock and the waste at the deal.
+#[inline]
+fn level_of(pos: &Position, seq: usize) -> usize {
+    usize::from(pos.home()) + seq - pos.stock().len()
+}
+
 /// Bytes of a hash set of `W`-word keys that can hold `cap` keys (see the module docs).
 fn set_bytes<const W: usize>(cap: usize) -> usize {
     if cap == 0 {
@@ -561,12 +568,6 @@ impl<'a, const W: usize> Search<'a, W> {
             best_home: 0,
             classes: Vec::new(),
         }
-    }
-
-    /// The level of a position (see the module docs).
-    #[inline]
-    fn level(&self, pos: &Position) -> usize {
-        usize::from(pos.home()) + self.seq - pos.stock().len()
     }
 
     /// Bytes in use (see the module docs).
@@ -851,7 +852,7 @@ impl<'a, const W: usize> Search<'a, W> {
             return Err(Halt::Won(root.hist.clone()));
         }
         self.best_home = root.pos.home();
-        let first = self.level(&root.pos);
+        let first = level_of(&root.pos, self.seq);
         // Levels run up to every card home with the stock dealt.
         let top = self.deal.rules.cards() + self.seq + 1;
         self.top = top;
@@ -1167,15 +1168,13 @@ impl<'a, const W: usize> Search<'a, W> {
                     })
                 }
             };
-            let parts = expand_run(
-                &mut self.walkers,
-                &self.chunks,
-                self.prune,
-                self.seq,
-                &seen,
-                i,
-                n,
-            );
+            let run = Run {
+                chunks: &self.chunks,
+                prune: self.prune,
+                seq: self.seq,
+                seen: &seen,
+            };
+            let parts = expand_run(&mut self.walkers, &run, i, n);
             let walkers = std::mem::take(&mut self.walkers);
             let mut stored = Ok(());
             for (w, &(a, b)) in walkers.iter().zip(&parts) {
