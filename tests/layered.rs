@@ -34,18 +34,8 @@ fn layered_solve(deal: &Deal, nodes: u64, memory: usize) -> castle::Outcome {
 }
 
 /// The layered search alone within `nodes` and `memory` bytes, spilling to `spill` if
-/// given; its raw line replayed.
+/// given, on `threads` threads; its raw line replayed.
 fn layered_run(
-    deal: &Deal,
-    nodes: u64,
-    memory: usize,
-    spill: Option<&layered::SpillTo>,
-) -> layered::Report {
-    layered_run_on(deal, nodes, memory, spill, 1)
-}
-
-/// The same on `threads` threads.
-fn layered_run_on(
     deal: &Deal,
     nodes: u64,
     memory: usize,
@@ -80,7 +70,7 @@ fn layered_run_on(
 
 /// The layered search alone, in memory, its raw line replayed.
 fn layered_raw(deal: &Deal, nodes: u64) -> layered::Report {
-    layered_run(deal, nodes, Limits::default().memory_bytes, None)
+    layered_run(deal, nodes, Limits::default().memory_bytes, None, 1)
 }
 
 /// A budget that sends a search to disk: what the in-memory run `mem` stored as records
@@ -332,7 +322,7 @@ fn solve_layered_on_the_command_line() {
 /// checkpoints) when `spill`.
 fn layered_spill(deal: &Deal, nodes: u64, memory: usize, spill: bool) -> layered::Report {
     let dir = layered::SpillTo::new(&std::env::temp_dir().join("castle-test-spill"));
-    layered_run(deal, nodes, memory, spill.then_some(&dir))
+    layered_run(deal, nodes, memory, spill.then_some(&dir), 1)
 }
 
 /// The beleaguered-castle deals of 1..=`last` that the plain depth-first search proves lost
@@ -370,7 +360,7 @@ fn threads_change_no_line_and_no_count() {
     let (mut cut, mut decided) = (0, 0);
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);
-        let one = layered_run_on(deal, 400_000, 1 << 30, None, 1);
+        let one = layered_run(deal, 400_000, 1 << 30, None, 1);
         decided += usize::from(one.end != End::Unknown(Some(castle::Limit::Nodes)));
         for (nodes, memory, threads) in [
             (400_000, 1 << 30, 2),
@@ -380,9 +370,9 @@ fn threads_change_no_line_and_no_count() {
             let base = if nodes == 400_000 && memory == 1 << 30 {
                 one.clone()
             } else {
-                layered_run_on(deal, nodes, memory, None, 1)
+                layered_run(deal, nodes, memory, None, 1)
             };
-            let r = layered_run_on(deal, nodes, memory, None, threads);
+            let r = layered_run(deal, nodes, memory, None, threads);
             assert_eq!(
                 (
                     &base.end,
@@ -422,7 +412,7 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
         // On two threads, on disk: the same again. (Pending classes on disk gather
         // repeats, which a cut search counts among the stored: compared when lost.)
         let dir = layered::SpillTo::new(&std::env::temp_dir().join("castle-test-spill"));
-        let two = layered_run_on(deal, 400_000, budget, Some(&dir), 2);
+        let two = layered_run(deal, 400_000, budget, Some(&dir), 2);
         assert_eq!(
             (&disk.end, disk.expanded, &disk.classes),
             (&two.end, two.expanded, &two.classes),
@@ -553,23 +543,9 @@ fn batch_retries_unknown_deals_with_a_spill_directory() {
     assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
 }
 
-/// The layered search with checkpoints after every class, under `root`, within `nodes`.
-fn layered_checkpointed(deal: &Deal, nodes: u64, root: &std::path::Path) -> layered::Report {
-    layered_checkpointed_in(deal, nodes, 1 << 30, root)
-}
-
-/// The same within `memory` bytes.
-fn layered_checkpointed_in(
-    deal: &Deal,
-    nodes: u64,
-    memory: usize,
-    root: &std::path::Path,
-) -> layered::Report {
-    layered_checkpointed_on(deal, nodes, memory, root, 1)
-}
-
-/// The same on `threads` threads.
-fn layered_checkpointed_on(
+/// The layered search with checkpoints after every class, under `root`, within `nodes` and
+/// `memory` bytes, on `threads` threads.
+fn layered_checkpointed(
     deal: &Deal,
     nodes: u64,
     memory: usize,
@@ -580,7 +556,7 @@ fn layered_checkpointed_on(
         checkpoint_secs: Some(0.0),
         ..layered::SpillTo::new(root)
     };
-    layered_run_on(deal, nodes, memory, Some(&to), threads)
+    layered_run(deal, nodes, memory, Some(&to), threads)
 }
 
 /// Checkpoints: a search stopped by a budget leaves its checkpoint under the spill
@@ -613,7 +589,7 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);
         let once = tempfile::tempdir().unwrap();
-        let full = layered_checkpointed(deal, 400_000, once.path());
+        let full = layered_checkpointed(deal, 400_000, 1 << 30, once.path(), 1);
         assert!(
             full.classes.len() >= 6,
             "{what}: {:?} {:?}",
@@ -624,7 +600,7 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
         assert_eq!(std::fs::read_dir(once.path()).unwrap().count(), 0, "{what}");
         let root = tempfile::tempdir().unwrap();
         for (i, part) in [3, 2].into_iter().enumerate() {
-            let cut = layered_checkpointed(deal, full.expanded / part, root.path());
+            let cut = layered_checkpointed(deal, full.expanded / part, 1 << 30, root.path(), 1);
             assert_eq!(cut.end, End::Unknown(Some(castle::Limit::Nodes)), "{what}");
             assert_eq!(cut.disk.resumed_from.is_some(), i == 1, "{what}");
             let kept: Vec<_> = std::fs::read_dir(root.path()).unwrap().collect();
@@ -632,7 +608,7 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
             let dir = kept[0].as_ref().unwrap().path();
             assert!(dir.join("checkpoint.json").exists(), "{what}");
         }
-        let resumed = layered_checkpointed(deal, 400_000, root.path());
+        let resumed = layered_checkpointed(deal, 400_000, 1 << 30, root.path(), 1);
         // Taken up from the second cut's checkpoint, which the first cut's had begun.
         let from = resumed.disk.resumed_from.expect("a resumed search");
         assert!(from > 0 && from <= full.expanded / 2, "{what}: {from}");
@@ -692,7 +668,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
             let mem = layered_spill(&deal, 400_000, 1 << 30, false);
             let budget = tight_budget(&mem);
             let once = tempfile::tempdir().unwrap();
-            let full = layered_checkpointed_in(&deal, 400_000, budget, once.path());
+            let full = layered_checkpointed(&deal, 400_000, budget, once.path(), 1);
             // (A deal cut by the node budget is compared at that budget.)
             if full.disk.classes == 0 {
                 continue;
@@ -701,7 +677,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
             let root = tempfile::tempdir().unwrap();
             for eighths in 1..=7 {
                 let nodes = full.expanded * eighths / 8;
-                let cut = layered_checkpointed_on(&deal, nodes, budget, root.path(), 2);
+                let cut = layered_checkpointed(&deal, nodes, budget, root.path(), 2);
                 if cut.end != End::Unknown(Some(castle::Limit::Nodes)) {
                     // Memory: this deal's budget is too tight to be cut here.
                     break;
@@ -713,7 +689,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
                 }
             }
             let kept = std::fs::read_dir(root.path()).unwrap().count();
-            let resumed = layered_checkpointed_in(&deal, 400_000, budget, root.path());
+            let resumed = layered_checkpointed(&deal, 400_000, budget, root.path(), 1);
             assert_eq!(resumed.disk.resumed_from.is_some(), kept > 0, "{what}");
             assert_eq!(resumed.end, full.end, "{what}");
             assert_eq!(resumed.expanded, full.expanded, "{what}");
