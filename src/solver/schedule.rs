@@ -583,8 +583,8 @@ pub const QUOTIENT_MAX_K: u8 = 5;
 /// [`quotient::concrete_line`] replays it (and the solve's checker replays it again). It
 /// orders moves unlike the depth-first attempts, which is why it is here: on the 16
 /// streets-and-alleys deals of 1..10000 left `unknown` at 40 s it wins 4 alone (330 and 9048,
-/// which no run had won before, in 41 and 45 s; 782 in 0.3 s; 5054 in 33 s), where the whole
-/// schedule won none in 40 s (`cargo run --release --example quotient -- --variant sa --seed
+/// which no run had won before, in 41 and 45 s; 782 in 0.3 s; 5054 in 33 s), where the
+/// schedule without these runs had won none in 40 s (`cargo run --release --example quotient -- --variant sa --seed
 /// N -k 13 --max-seconds 240 --max-mib 9000`; the other 12 ran out of room at 74 to 115
 /// million positions).
 pub const QUOTIENT_EXACT_K: u8 = 13;
