@@ -684,9 +684,17 @@ impl Board {
     /// [`Board::play`] (the rule book, not the search's generator). Under unlimited sequence
     /// moves, runs of every length are tried too.
     pub fn legal_steps(&self) -> Vec<Step> {
+        self.successors().into_iter().map(|(s, _)| s).collect()
+    }
+
+    /// Every legal move here (as [`Board::legal_steps`]) with the board it leaves.
+    pub fn successors(&self) -> Vec<(Step, Board)> {
         let names = self.all_names();
         let unlimited = self.rules.options.sequence_moves == SequenceMoves::Unlimited;
         let mut steps = Vec::new();
+        // One trial board and step, reset before each try (`clone_from` keeps their
+        // allocations): most tries are illegal, and only a legal one is copied out.
+        let mut board = self.clone();
         for from in &names {
             let max = match self.place(from) {
                 Ok(Pile::Tableau(p)) if unlimited => self.tableau[usize::from(p)].len().max(1),
@@ -694,15 +702,17 @@ impl Board {
             };
             for count in 1..=max {
                 for card in self.shown(from, count) {
+                    let mut step = Step {
+                        card,
+                        from: from.clone(),
+                        to: String::new(),
+                        count,
+                    };
                     for to in &names {
-                        let step = Step {
-                            card,
-                            from: from.clone(),
-                            to: to.clone(),
-                            count,
-                        };
-                        if self.clone().play(&step).is_ok() {
-                            steps.push(step);
+                        step.to.clone_from(to);
+                        board.clone_from(self);
+                        if board.play(&step).is_ok() {
+                            steps.push((step.clone(), board.clone()));
                         }
                     }
                 }

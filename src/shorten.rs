@@ -22,6 +22,13 @@
 //!    (or is dropped too when `C` is `A`: the card went round and back). Kept only when the
 //!    changed list replays to a win from the position before the first move.
 //!
+//! 5. **Shortcuts.** On a line longer than [`SHORTCUT_MOVES_PER_CARD`] moves per card out
+//!    (a search that wandered: the exact quotient's lines run to tens of thousands of
+//!    moves), from each board every sequence of up to [`SHORTCUT_DEPTH`] legal moves is
+//!    tried; one that reaches a later board of the line (its piles maybe in other columns)
+//!    in fewer moves replaces the moves between, the rest renamed as in step 3. Kept only
+//!    when the whole list replays to a win.
+//!
 //! The steps repeat until nothing changes. The list given is replayed first, and the result
 //! once more: a failure of either is a [`ShortenError`] (a bug in the caller or here), never a
 //! silent fallback to an unchecked line.
@@ -265,6 +272,81 @@ fn cut_excursions(deal: &Deal, mut steps: Vec<Step>) -> Vec<Step> {
     steps
 }
 
+/// Lines longer than this many moves per card out get step 5 (see [`cut_shortcuts`]).
+pub const SHORTCUT_MOVES_PER_CARD: usize = 8;
+
+/// Most moves of a shortcut (step 5).
+pub const SHORTCUT_DEPTH: usize = 2;
+
+/// Step 5 of the module docs, one pass along the line: from the board before each move,
+/// every sequence of at most `depth` legal moves (the checker's [`Board::legal_steps`]); the
+/// one that reaches the latest board of the line (pile-blind, as in step 3) in fewer moves
+/// than the line takes there replaces those moves, and the moves after it are renamed by the
+/// columns' permutation. The list returned replays to a win (checked here; if it did not,
+/// the list given comes back unchanged).
+fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
+    let mut boards = Vec::with_capacity(steps.len() + 1);
+    boards.push(Board::new(deal));
+    for s in &steps {
+        let mut b = boards.last().expect("a board").clone();
+        b.play(s).expect("the moves replay");
+        boards.push(b);
+    }
+    // The last index of each board's pile-blind key: the farthest a shortcut can reach.
+    let mut last: HashMap<Vec<u8>, usize> = HashMap::default();
+    for (j, b) in boards.iter().enumerate() {
+        last.insert(pile_blind_key(b), j);
+    }
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    let mut board = Board::new(deal);
+    // Column `p` of the line's boards is column `sigma[p]` of `board` (the same piles).
+    let mut sigma: Vec<usize> = (0..board.tableau.len()).collect();
+    let mut cut = false;
+    let mut i = 0;
+    while i < steps.len() {
+        // The shortcut saving the most moves: (board index reached, its moves, the board).
+        let mut best: Option<(usize, Vec<Step>, Board)> = None;
+        let mut frontier = vec![(board.clone(), Vec::new())];
+        for d in 1..=depth {
+            let mut next = Vec::new();
+            for (from, path) in &frontier {
+                for (s, to) in from.successors() {
+                    let mut p: Vec<Step> = path.clone();
+                    p.push(s);
+                    if let Some(&j) = last.get(&pile_blind_key(&to)) {
+                        let saved = j.saturating_sub(i + d);
+                        if saved > best.as_ref().map_or(0, |b| b.0 - i - b.1.len()) {
+                            best = Some((j, p.clone(), to.clone()));
+                        }
+                    }
+                    if d < depth {
+                        next.push((to, p));
+                    }
+                }
+            }
+            frontier = next;
+        }
+        if let Some((j, path, reached)) = best {
+            sigma = permutation(&boards[j], &reached);
+            out.extend(path);
+            board = reached;
+            cut = true;
+            i = j;
+        } else {
+            let s = renamed(&steps[i], &sigma);
+            if board.play(&s).is_err() {
+                return steps;
+            }
+            out.push(s);
+            i += 1;
+        }
+    }
+    if !cut || check_win(deal, &out).is_err() {
+        return steps;
+    }
+    out
+}
+
 /// Why [`shorten`] returned no line.
 #[derive(Debug, thiserror::Error)]
 pub enum ShortenError {
@@ -282,9 +364,19 @@ pub enum ShortenError {
 /// [`ShortenError::NotAWin`] if `moves` does not win from `deal`;
 /// [`ShortenError::Broken`] if the result would not (a bug).
 pub fn shorten(deal: &Deal, moves: &[Move]) -> Result<Vec<Move>, ShortenError> {
+    shorten_with(deal, moves, true)
+}
+
+/// [`shorten`], with step 5 (shortcuts) on long lines or never.
+fn shorten_with(deal: &Deal, moves: &[Move], shortcuts: bool) -> Result<Vec<Move>, ShortenError> {
     let original = crate::check::steps_of(moves);
     check_win(deal, &original).map_err(ShortenError::NotAWin)?;
     let mut steps = original;
+    let long = if shortcuts {
+        SHORTCUT_MOVES_PER_CARD * Board::new(deal).cards_out()
+    } else {
+        usize::MAX
+    };
     loop {
         let before = steps.len();
         steps = merge(deal, cut_loops(deal, steps));
@@ -293,7 +385,14 @@ pub fn shorten(deal: &Deal, moves: &[Move]) -> Result<Vec<Move>, ShortenError> {
         }
         steps = cut_excursions(deal, steps);
         if steps.len() == before {
-            break;
+            // Only once the others have nothing left to cut: they are far cheaper, and a
+            // line they take below the threshold never pays for this step.
+            if steps.len() > long {
+                steps = cut_shortcuts(deal, steps, SHORTCUT_DEPTH);
+            }
+            if steps.len() == before {
+                break;
+            }
         }
     }
     check_win(deal, &steps).map_err(ShortenError::Broken)?;
@@ -382,6 +481,33 @@ mod tests {
             short.len() <= 130 && out.moves.len() >= 160,
             "{} -> {}",
             out.moves.len(),
+            short.len()
+        );
+        assert_eq!(shorten(&deal, &short).unwrap(), short, "a fixed point");
+    }
+
+    #[test]
+    fn shortcuts_cut_what_the_other_steps_leave() {
+        // bc deal 122 as the exact quotient wins it (k = 13: nothing branches, so its line is
+        // a win of the deal; 38,688 moves as found): the first four steps take it to 1,273
+        // moves, the shortcuts to 548. The result replays (checked here, by the checker) and
+        // is a fixed point.
+        use crate::solver::quotient::{self, QuotientOptions};
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 122);
+        let opts = QuotientOptions {
+            k: 13,
+            ..QuotientOptions::default()
+        };
+        let r = quotient::search(&deal, &opts, &std::sync::atomic::AtomicBool::new(false));
+        let line = quotient::concrete_line(&deal, &r.line).expect("a win at k = 13");
+        let cheap = shorten_with(&deal, &line, false).unwrap();
+        let short = shorten_with(&deal, &line, true).unwrap();
+        assert!(check_win(&deal, &crate::check::steps_of(&short)).is_ok());
+        assert!(
+            line.len() > 10_000 && short.len() * 2 < cheap.len(),
+            "{} -> {} without shortcuts, {} with",
+            line.len(),
+            cheap.len(),
             short.len()
         );
         assert_eq!(shorten(&deal, &short).unwrap(), short, "a fixed point");
