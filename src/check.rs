@@ -802,6 +802,47 @@ mod tests {
     use super::*;
     use crate::rules::Variant;
 
+    /// `successors` reuses one trial board for every move it tries: a try must leave nothing
+    /// behind. Along a walk of each variant's deals, its moves and boards are exactly those
+    /// of a fresh copy per try, and the board asked is unchanged.
+    #[test]
+    fn successors_are_the_moves_a_fresh_board_per_try_allows() {
+        for variant in Variant::ALL {
+            for seed in 1..=3 {
+                let deal = Deal::numbered(variant.rules(), Default::default(), seed).unwrap();
+                let mut board = Board::new(&deal);
+                for walk in 0..40 {
+                    let before = board.clone();
+                    let got = board.successors();
+                    assert!(board == before, "{variant:?} {seed}: the board changed");
+                    let mut want = Vec::new();
+                    for from in board.all_names() {
+                        for card in board.shown(&from, 1) {
+                            for to in board.all_names() {
+                                let step = Step::single(card, &from, &to);
+                                let mut b = board.clone();
+                                if b.play(&step).is_ok() {
+                                    want.push((step, b));
+                                }
+                            }
+                        }
+                    }
+                    if board.rules.options.sequence_moves == SequenceMoves::Single {
+                        assert!(got == want, "{variant:?} {seed}, move {walk}");
+                    } else {
+                        assert!(want.iter().all(|w| got.contains(w)), "{variant:?} {seed}");
+                    }
+                    // The next board: a move drawn from the seed and the walk.
+                    let Some((_, next)) = got.into_iter().nth((seed as usize * 7 + walk) % 5)
+                    else {
+                        break;
+                    };
+                    board = next;
+                }
+            }
+        }
+    }
+
     /// Pile names in any script are refused with the board's names, never a panic (the
     /// checker once split the name at its first byte).
     #[test]
