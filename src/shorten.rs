@@ -279,7 +279,7 @@ pub const SHORTCUT_MOVES_PER_CARD: usize = 8;
 pub const SHORTCUT_DEPTH: usize = 2;
 
 /// Step 5 of the module docs, one pass along the line: from the board before each move,
-/// every sequence of at most `depth` legal moves (the checker's [`Board::legal_steps`]); the
+/// every sequence of at most `depth` legal moves (the checker's [`Board::successors`]); the
 /// one that reaches the latest board of the line (pile-blind, as in step 3) in fewer moves
 /// than the line takes there replaces those moves, and the moves after it are renamed by the
 /// columns' permutation. The list returned replays to a win (checked here; if it did not,
