@@ -301,11 +301,11 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
     let mut board = Board::new(deal);
     // Column `p` of the line's boards is column `sigma[p]` of `board` (the same piles).
     let mut sigma: Vec<usize> = (0..board.tableau.len()).collect();
-    let mut cut = false;
     let mut i = 0;
     while i < steps.len() {
-        // The shortcut saving the most moves: (board index reached, its moves, the board).
-        let mut best: Option<(usize, Vec<Step>, Board)> = None;
+        // The shortcut saving the most moves: (moves saved, board index reached, its moves,
+        // the board).
+        let mut best: Option<(usize, usize, Vec<Step>, Board)> = None;
         let mut frontier = vec![(board.clone(), Vec::new())];
         for d in 1..=depth {
             let mut next = Vec::new();
@@ -315,8 +315,8 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
                     p.push(s);
                     if let Some(&j) = last.get(&pile_blind_key(&to)) {
                         let saved = j.saturating_sub(i + d);
-                        if saved > best.as_ref().map_or(0, |b| b.0 - i - b.1.len()) {
-                            best = Some((j, p.clone(), to.clone()));
+                        if saved > best.as_ref().map_or(0, |b| b.0) {
+                            best = Some((saved, j, p.clone(), to.clone()));
                         }
                     }
                     if d < depth {
@@ -326,11 +326,10 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
             }
             frontier = next;
         }
-        if let Some((j, path, reached)) = best {
+        if let Some((_, j, path, reached)) = best {
             sigma = permutation(&boards[j], &reached);
             out.extend(path);
             board = reached;
-            cut = true;
             i = j;
         } else {
             let s = renamed(&steps[i], &sigma);
@@ -341,7 +340,8 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
             i += 1;
         }
     }
-    if !cut || check_win(deal, &out).is_err() {
+    // Every shortcut saves a move: a list as long as the one given has none.
+    if out.len() == steps.len() || check_win(deal, &out).is_err() {
         return steps;
     }
     out
