@@ -63,7 +63,10 @@ pub enum Member {
     /// The swarm's depth-first searches ([`Member::Swarm`]) over relocation moves, the moves
     /// home first and the rest in each search's random order, as fc-solve's `random-dfs` soft
     /// threads over its meta-moves (`-to [01][23468]`): on the same 21 deals, 8 at a million
-    /// positions each, the most of any member.
+    /// positions each, the most of any member. Its searches share one record of the
+    /// positions entered, as fc-solve's soft threads share theirs ([`Swarm::sharing`]: on
+    /// the 19 deals of `data/tuning/sa-unknown-at-10s.txt`, 2 million positions each, 4 won
+    /// against none with a record per search).
     RelocateSwarm,
 }
 
@@ -118,15 +121,19 @@ impl Member {
     /// `castle batch --max-nodes 2000000 -j 1` left sa 1..500 with 6 unknown in 44.9 M
     /// nodes and bc 1..1000 2 in 43.6 M; at this share 5 in 44.2 M and 2 in 42.3 M.
     /// The relocating members, which join only the long attempts' slices
-    /// ([`Member::joins_at`]), take twice the swarm's share (`relocate-swarm`) and as much
-    /// (`relocate`): on the 21 streets-and-alleys tuning deals (see [`Member::Relocate`]) at
-    /// 40 s each, every member in every slice, the older members alone won 9; with the two at
-    /// a quarter each, 10; at 4 and 2 quarters, 12; at these 8 and 4, 13.
+    /// ([`Member::joins_at`]), take four times the swarm's share (`relocate-swarm`) and as
+    /// much (`relocate`): on the 21 streets-and-alleys tuning deals (see [`Member::Relocate`])
+    /// at 40 s each, every member in every slice, the older members alone won 9; with the two
+    /// at a quarter each, 10; at 4 and 2 quarters, 12; at 8 and 4, 13. With the shared
+    /// record, on the 19 deals of `data/tuning/sa-unknown-at-10s.txt` at 40 s each
+    /// (`castle batch -v sa --seeds LIST -j 2 --max-seconds 40`), `relocate-swarm` at 8
+    /// won 6, at 16 won 8, at 32 won 5 (its wins at the edge come and go with what the
+    /// attempts have proved by then, which it skips).
     pub const fn share(self) -> u64 {
         match self {
             Member::Bound => 4,
             Member::Swarm => 4,
-            Member::RelocateSwarm => 8,
+            Member::RelocateSwarm => 16,
             Member::Relocate => 4,
             _ => 1,
         }
@@ -373,7 +380,9 @@ impl<'a, const W: usize> Runner<'a, W> {
                 Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)))
             }
             Member::RelocateSwarm => Runner::Swarm(Box::new(
-                Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED).relocating(),
+                Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)
+                    .relocating()
+                    .sharing(),
             )),
             Member::Restarts | Member::Relocate => {
                 Runner::Restarts(Box::new(Restarted::new(deal, prune, m)))

@@ -6,7 +6,9 @@
 //! Each search keeps its own record of the positions it has entered (a bit per search in one
 //! shared map), so each is a complete depth-first search on its own; they share only
 //! positions proved lost: the depth-first attempts' proofs (their table, when they keep
-//! proofs) and the swarm's own dead ends. A position is a dead end when every move from it
+//! proofs) and the swarm's own dead ends. A swarm made [`Swarm::sharing`] shares the record
+//! too, as fc-solve's soft threads share one collection of states: a search skips every
+//! position any search has entered, so each goes where none has been (see there). A position is a dead end when every move from it
 //! was generated (none left out by the no-repeat reduction, whose left-out positions are the
 //! parent's to search) and every child was a win-less dead end or proved lost, recursively;
 //! a child this search had entered before, still open or not, makes its parent no dead end.
@@ -100,6 +102,8 @@ pub(super) struct Swarm<const W: usize> {
     list: MoveList,
     /// Expand with [`Position::relocation_moves`] (see [`Swarm::relocating`]).
     relocate: bool,
+    /// One record of entered positions for all the searches (see [`Swarm::sharing`]).
+    shared: bool,
     /// Scratch for the relocation chains of a position.
     chains: Vec<Move>,
     ends: Vec<u32>,
@@ -137,6 +141,7 @@ impl<const W: usize> Swarm<W> {
             live: 0,
             list: MoveList::default(),
             relocate: false,
+            shared: false,
             chains: Vec::new(),
             ends: Vec::new(),
             win: None,
@@ -155,6 +160,25 @@ impl<const W: usize> Swarm<W> {
     /// table or a verdict.
     pub(super) fn relocating(mut self) -> Self {
         self.relocate = true;
+        self
+    }
+
+    /// The searches skip every position any of them has entered, not only their own: the
+    /// swarm enters each position once, and a search that reaches ground another has covered
+    /// turns back at once, so the searches spread over the graph instead of each walking the
+    /// same first lines. No search is complete then (a position another search still has open
+    /// is skipped too), which costs nothing here: the swarm only reports wins. Dead ends stay
+    /// sound: a child skipped because some search entered it, open or not, makes its parent
+    /// no dead end, as one's own did. fc-solve's soft threads share one collection of states
+    /// this way. Measured with `examples/portfolio.rs --members relocate-swarm --variant sa`
+    /// on the 19 tuning deals of `data/tuning/sa-unknown-at-10s.txt`, 2 million positions
+    /// each: 4 won (in 0.19 to 1.7 million) against none with a record per search. On easy
+    /// deals the plain swarm does better with a record per search (docs/performance-log.md:
+    /// sharing, at 100,000 positions a deal, left most searches with nothing to do at once),
+    /// and the relocating swarm runs only on deals that run long (see
+    /// `portfolio::RELOCATING_JOIN`), so only it shares.
+    pub(super) fn sharing(mut self) -> Self {
+        self.shared = true;
         self
     }
 
@@ -282,6 +306,7 @@ impl<const W: usize> Swarm<W> {
     fn step(&mut self, proved: Option<&Table<W>>) -> bool {
         let prune = self.prune;
         let relocate = self.relocate;
+        let shared = self.shared;
         let turn = self.turn;
         let s = &mut self.searchers[turn];
         loop {
@@ -343,11 +368,13 @@ impl<const W: usize> Swarm<W> {
                 .key::<W>()
                 .expect("key width chosen from key_bits_bound");
             let bits = self.seen.entry(key).or_default();
-            // Skipped: a dead end (no win there), a position this search entered before (it
-            // may be open: no longer a dead end below), or one proved lost.
+            // Skipped: a dead end (no win there), a position this search entered before (any
+            // search, when they share their record; it may be open: no longer a dead end
+            // below), or one proved lost.
+            let entered = if shared { !DEAD } else { s.bit };
             let skip = if *bits & DEAD != 0 {
                 true
-            } else if *bits & s.bit != 0 {
+            } else if *bits & entered != 0 {
                 f.dead = false;
                 true
             } else if proved.is_some_and(|t| t.is_proved(&key)) {
@@ -410,7 +437,7 @@ mod tests {
     /// there either, and it is finite.
     #[test]
     fn the_swarm_wins_only_where_a_win_exists() {
-        for relocate in [false, true] {
+        for (relocate, shared) in [(false, false), (true, false), (false, true), (true, true)] {
             let (mut lost, mut won) = (0, 0);
             for seed in 1..=30 {
                 let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
@@ -420,6 +447,9 @@ mod tests {
                 let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 4, seed);
                 if relocate {
                     swarm = swarm.relocating();
+                }
+                if shared {
+                    swarm = swarm.sharing();
                 }
                 let stop = swarm.run(1_000_000, ROOM, None);
                 match out.verdict {
@@ -438,8 +468,47 @@ mod tests {
             }
             assert!(
                 lost >= 8 && won >= 8,
-                "relocate {relocate}: {lost} lost, {won} won"
+                "relocate {relocate}, shared {shared}: {lost} lost, {won} won"
             );
+        }
+    }
+
+    /// With a shared record the swarm enters each position once: every key in its map was
+    /// entered (no table of proofs is given, so none is marked without being entered) and
+    /// the map holds one key per position expanded, and the deal. With a record per search
+    /// the same run enters positions more than once (the searches start from the same deal).
+    #[test]
+    fn a_shared_record_enters_each_position_once() {
+        // Deals no swarm wins or runs out of in a few thousand positions: streets-and-alleys
+        // deals left `unknown` at 10 s (data/tuning), beleaguered-castle deals proved lost
+        // only by the quotient.
+        let deals = [
+            (Variant::StreetsAndAlleys, 16660),
+            (Variant::StreetsAndAlleys, 13131),
+            (Variant::BeleagueredCastle, 1770),
+            (Variant::BeleagueredCastle, 9830),
+        ];
+        for (variant, seed) in deals {
+            let deal = Deal::from_seed(variant.rules(), seed);
+            for relocate in [false, true] {
+                let make = || {
+                    let s = Swarm::<3>::new(&deal, Pruning::default(), 8, seed);
+                    if relocate {
+                        s.relocating()
+                    } else {
+                        s
+                    }
+                };
+                let mut shared = make().sharing();
+                assert_eq!(shared.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+                assert_eq!(shared.seen.len() as u64, shared.expanded + 1);
+                let mut own = make();
+                assert_eq!(own.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+                assert!(
+                    (own.seen.len() as u64) < own.expanded + 1,
+                    "{variant:?} {seed}: the searches of an unshared swarm overlap"
+                );
+            }
         }
     }
 
