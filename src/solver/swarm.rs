@@ -8,11 +8,13 @@
 //! positions proved lost: the depth-first attempts' proofs (their table, when they keep
 //! proofs) and the swarm's own dead ends. A swarm made [`Swarm::sharing`] shares the record
 //! too, as fc-solve's soft threads share one collection of states: a search skips every
-//! position any search has entered, so each goes where none has been (see there). A position is a dead end when every move from it
-//! was generated (none left out by the no-repeat reduction, whose left-out positions are the
-//! parent's to search) and every child was a win-less dead end or proved lost, recursively;
-//! a child this search had entered before, still open or not, makes its parent no dead end.
-//! So a dead end has no win beyond it, and skipping it loses none.
+//! position any search has entered, so each goes where none has been (see there).
+//!
+//! A position is a dead end when every move from it was generated (none left out by the
+//! no-repeat reduction, whose left-out positions are the parent's to search) and every child
+//! was a win-less dead end or proved lost, recursively; a child this search (any search, when
+//! they share their record) had entered before, still open or not, makes its parent no dead
+//! end. So a dead end has no win beyond it, and skipping it loses none.
 //!
 //! It only ever reports a win (replayed by the checker like any other), and reports running
 //! out of positions only as "exhausted", which the portfolio treats like a member out of room:
