@@ -181,8 +181,7 @@ impl<const W: usize> Swarm<W> {
     /// `portfolio::RELOCATING_JOIN`), so only it shares. On hard deals sharing helps the
     /// plain swarm alone too (6 of the 52 deals of both tuning files in `data/tuning` at 2
     /// million positions each, against 3; docs/performance-log.md), but the whole schedule
-    /// with it decided no more
-    /// (sa 1..10000 at 40 s a deal: 14 `unknown` against 13).
+    /// with it decided no more (sa 1..10000 at 40 s a deal: 14 `unknown` against 13).
     pub(super) fn sharing(mut self) -> Self {
         self.shared = true;
         self
