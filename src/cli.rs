@@ -454,7 +454,7 @@ pub struct BudgetArgs {
     #[arg(long, help_heading = TUNING)]
     pub no_best_first: bool,
     /// The portfolio's members, comma-separated: best-first, disorder, dig, greedy, swarm,
-    /// home, restarts, relocate, relocate-swarm; `default` or `all` (every one).
+    /// home, restarts, relocate, relocate-swarm, novelty; `default` or `all` (every one).
     #[arg(long, help_heading = TUNING, default_value = "default", value_parser = parse_members, conflicts_with = "no_best_first")]
     pub portfolio: castle::solver::portfolio::Members,
     /// No probes (short depth-first attempts with new move orders) between the long ones.

@@ -27,6 +27,13 @@ use std::time::Instant;
 /// Bytes a generated position costs, roughly (see the module docs).
 const BYTES_PER_NODE: usize = 80;
 
+/// What lies under a pile's bottom card, as an atom of [`Pass::novel`] (the cards are 0..52).
+const BOTTOM: usize = 52;
+
+/// Words of bits for the atoms of one bound in [`Pass::novel`]: each card (52) on each card
+/// or on the bottom (53).
+const ATOM_WORDS: usize = (53 * 52usize).div_ceil(64);
+
 /// How a pass ranks the positions it reaches: `f` is a weighted sum, in tenths of a move,
 /// of `g` (moves played from the deal) and the counts of [`Features`]; least `f` first.
 /// Only [`Eval::bound`] with a weight of 10 (plain A\*) or more ranks by `g` plus a bound,
@@ -56,6 +63,14 @@ pub struct Eval {
     pub tie_seed: u64,
     /// Expand with [`Position::relocation_moves`] instead of the complete move set.
     pub relocate: bool,
+    /// Added to `f` of a position that is not novel: one that makes no atom (a card lying
+    /// directly on a given card, or at the bottom of a pile) true for the first time among
+    /// the positions with its bound `h` the pass has reached. A weight above every other term
+    /// makes novelty the first key and the rest the second, as in best-first width search
+    /// (Lipovetzky and Geffner's BFWS): on a plateau, where the other terms tie for
+    /// thousands of positions, the search goes first to arrangements of the tableau it has
+    /// not met. See [`super::portfolio::Member::Novelty`].
+    pub novelty: u32,
 }
 
 impl Eval {
@@ -72,6 +87,7 @@ impl Eval {
             fifo: false,
             tie_seed: 0,
             relocate: false,
+            novelty: 0,
         }
     }
 
@@ -151,6 +167,9 @@ pub(super) struct Pass<'a, const W: usize> {
     seen: ahash::HashMap<[u64; W], (u32, u32)>,
     /// (f, g, node): least f first, then the deepest.
     queue: BinaryHeap<(Reverse<u32>, u32, u32, u32)>,
+    /// With [`Eval::novelty`]: the atoms met so far, [`ATOM_WORDS`] words of bits for each
+    /// bound `h` (see [`Pass::novel`]).
+    atoms: Vec<u64>,
     /// The position of the node last expanded, and its chain from the root (root first):
     /// the next expansion walks from there (see [`Pass::walk`]).
     at: Option<(Position, Vec<u32>)>,
@@ -174,6 +193,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             moves: Vec::new(),
             seen: Default::default(),
             queue: BinaryHeap::new(),
+            atoms: Vec::new(),
             at: None,
             started: false,
             win: None,
@@ -197,6 +217,7 @@ impl<'a, const W: usize> Pass<'a, W> {
         self.moves.clear();
         self.seen.clear();
         self.queue.clear();
+        self.atoms.clear();
         self.at = None;
         self.started = false;
         self.win = None;
@@ -323,7 +344,10 @@ impl<'a, const W: usize> Pass<'a, W> {
             stale: false,
         });
         self.moves.extend_from_slice(hist);
-        let f = self.eval.f(pos, g, h, self.piles);
+        let mut f = self.eval.f(pos, g, h, self.piles);
+        if self.eval.novelty > 0 && !self.novel(pos, h) {
+            f += self.eval.novelty;
+        }
         let tie = if self.eval.fifo {
             u32::MAX - i
         } else if self.eval.tie_seed != 0 {
@@ -336,9 +360,32 @@ impl<'a, const W: usize> Pass<'a, W> {
         self.queue.push((Reverse(f), tie, g, i));
     }
 
+    /// True when `pos` makes some atom true for the first time among the positions with
+    /// bound `h` this pass has reached; records its atoms. An atom is a card lying directly
+    /// on a given card or at the bottom of a pile (with two decks, on either copy: the atoms
+    /// name cards by suit and rank).
+    fn novel(&mut self, pos: &Position, h: u32) -> bool {
+        let base = h as usize * ATOM_WORDS;
+        if self.atoms.len() < base + ATOM_WORDS {
+            self.atoms.resize(base + ATOM_WORDS, 0);
+        }
+        let mut new = false;
+        for p in 0..pos.piles() {
+            let mut below = BOTTOM;
+            for &c in pos.pile(p) {
+                let a = below * 52 + c.index();
+                let (w, bit) = (base + a / 64, 1u64 << (a % 64));
+                new |= self.atoms[w] & bit == 0;
+                self.atoms[w] |= bit;
+                below = c.index();
+            }
+        }
+        new
+    }
+
     /// Bytes in use, roughly (see the module docs).
     pub(super) fn bytes(&self) -> usize {
-        self.nodes.len() * BYTES_PER_NODE
+        self.nodes.len() * BYTES_PER_NODE + self.atoms.len() * 8
     }
 
     /// Expands up to `budget` more positions (stopping at the first win if `first`); the
@@ -427,5 +474,43 @@ impl<'a, const W: usize> Pass<'a, W> {
             }
         }
         Stop::Exhausted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Eval, Pass};
+    use crate::deal::Deal;
+    use crate::moves::{MoveList, FOUNDATION};
+    use crate::rules::Variant;
+    use crate::state::{Position, Pruning};
+
+    /// A position is novel the first time its atoms meet its bound, and not again there; a
+    /// move that puts a card somewhere new makes it novel again; another bound is a fresh
+    /// partition.
+    #[test]
+    fn a_position_is_novel_once_per_bound_until_a_card_lands_somewhere_new() {
+        let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
+        let eval = Eval {
+            left: 10,
+            novelty: 100_000,
+            ..Eval::default()
+        };
+        let mut pass = Pass::<3>::new(&deal, Pruning::default(), 10, usize::MAX).with_eval(eval);
+        let mut pos = Position::new(&deal);
+        assert!(pass.novel(&pos, 40));
+        assert!(!pass.novel(&pos, 40));
+        assert!(pass.novel(&pos, 41));
+        let mut list = MoveList::default();
+        pos.generate(Pruning::default(), 0, None, &mut list);
+        let m = list
+            .iter()
+            .find(|m| m.to != FOUNDATION && !pos.pile(usize::from(m.to)).is_empty())
+            .expect("a deal of streets-and-alleys has a move onto a card");
+        pos.apply(m);
+        assert!(pass.novel(&pos, 40), "{m:?} puts a card on a new card");
+        assert!(!pass.novel(&pos, 40));
+        pos.undo(m);
+        assert!(!pass.novel(&pos, 40));
     }
 }
