@@ -917,8 +917,7 @@ fn the_swarm_and_the_home_member_win_where_the_others_do_not() {
 /// 118 sa deals it wins 84, the most after `best-first`'s 86, and of the 228 bc deals 201, the
 /// most of any member). The relocating members came later; the restarted `relocate` wins this
 /// deal too (22,200 positions), so it is left out of the comparison, as are the members after
-/// it. The win replays on the
-/// checker.
+/// it. The win replays on the checker.
 #[test]
 fn the_restarts_member_wins_where_the_members_before_it_do_not() {
     use castle::solver::portfolio::{run_alone, Member};
@@ -940,8 +939,8 @@ fn the_restarts_member_wins_where_the_members_before_it_do_not() {
 
 /// Why the two relocating members are in the portfolio: each wins a streets-and-alleys deal
 /// of the tuning set (13001..17000's deals left `unknown` at 10 s) within 100,000 positions
-/// where no member of the set before them (`novelty` came after) does (measured with `examples/portfolio.rs` at a
-/// million positions: sa 13394 is won by `relocate-swarm` in 18,337 and otherwise only by
+/// where no member of the set before them (`novelty` came after) does (measured with
+/// `examples/portfolio.rs` at a million positions: sa 13394 is won by `relocate-swarm` in 18,337 and otherwise only by
 /// `disorder` in 564,928; sa 15787 by `relocate` in 32,084 and otherwise in 506,152 at the
 /// least). The wins replay on the checker.
 #[test]

@@ -373,11 +373,12 @@ impl<'a, const W: usize> Pass<'a, W> {
         for p in 0..pos.piles() {
             let mut below = BOTTOM;
             for &c in pos.pile(p) {
-                let a = below * 52 + c.index();
+                let card = c.index();
+                let a = below * 52 + card;
                 let (w, bit) = (base + a / 64, 1u64 << (a % 64));
                 new |= self.atoms[w] & bit == 0;
                 self.atoms[w] |= bit;
-                below = c.index();
+                below = card;
             }
         }
         new

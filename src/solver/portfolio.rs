@@ -68,11 +68,12 @@ pub enum Member {
     /// the 19 deals of `data/tuning/sa-unknown-at-10s.txt`, 2 million positions each, 4 won
     /// against none with a record per search).
     RelocateSwarm,
-    /// Greedy on the cards still out over relocation moves, as [`Member::Relocate`], but
-    /// with novelty as its first key ([`Eval::novelty`], best-first width search): among
-    /// positions with the same bound on the moves left, one that puts some card on a card (or
-    /// at a pile's bottom) no position of that bound had it on goes before any that does not.
-    /// Its wins are the plateau deals: on the 52 streets-and-alleys deals of `data/tuning`
+    /// Greedy on the cards still out over relocation moves, as [`Member::Relocate`] (but one
+    /// run, never restarted, the deepest first on a tie), with novelty as its first key
+    /// ([`Eval::novelty`], best-first width search): among positions with the same bound on
+    /// the moves left, one that puts some card on a card (or at a pile's bottom) no position
+    /// of that bound had it on goes before any that does not. On the 52 streets-and-alleys
+    /// deals of `data/tuning`
     /// (left `unknown` at 10 s a deal), 2 million positions each, it wins 5, three of them
     /// (22144, 24582, 25664) in 537 to 16,060 positions, where the other members need
     /// 407,727 (`best-first`), 1,642,970 (`relocate`) and more than 2 million, and the
