@@ -1133,3 +1133,26 @@ fn states_proved_in_a_cut_attempt_are_lost() {
         "{proved} proofs checked, {cut} cut attempts"
     );
 }
+
+/// Courtyard deal 84: the depth-first attempts alone find no win in 2 million nodes, the
+/// `dig` member does (the schedule before the stock game's shares gave it a sixty-fourth of
+/// each attempt and left the deal `unknown` after 10 million nodes). With those shares (half
+/// of each attempt for the portfolio, four times their share for the digging members) the
+/// whole schedule wins it within the same 2 million, through `dig`. The win replays.
+#[test]
+fn in_a_stock_game_the_digging_members_win_what_the_attempts_miss() {
+    use castle::solver::portfolio::Member;
+    let deal = Deal::from_seed(Variant::Courtyard.rules(), 84);
+    let mut schedule = Solver::default();
+    schedule.limits.max_nodes = Some(2_000_000);
+    let attempts = Solver {
+        best_first: false,
+        ..schedule.clone()
+    }
+    .solve(&deal)
+    .expect("a solve");
+    assert_eq!(attempts.verdict, Verdict::Unknown);
+    let out = solve_checked(&schedule, &deal);
+    assert_eq!(out.verdict, Verdict::Solvable);
+    assert_eq!(out.phase, Some(castle::Phase::BestFirst(Member::Dig)));
+}

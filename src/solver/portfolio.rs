@@ -156,6 +156,19 @@ impl Member {
         }
     }
 
+    /// [`Member::share`] in a game with a stock or not: in one (courtyard) the members that
+    /// dig towards the next cards home (`dig`, `disorder`, `home`) take
+    /// [`STOCK_DIG_FACTOR`] times their share, the members that win most of its hard deals
+    /// (see the schedule's `BEST_FIRST_SHARE_STOCK`).
+    pub const fn share_in(self, stock: bool) -> u64 {
+        match self {
+            Member::Dig | Member::Disorder | Member::Home if stock => {
+                self.share() * STOCK_DIG_FACTOR
+            }
+            _ => self.share(),
+        }
+    }
+
     /// The least slice the member runs in (in the best-first member's positions, the
     /// `unit` of [`Portfolio::run`]): the relocating members wait for the long attempts
     /// (see [`RELOCATING_JOIN`]).
@@ -459,6 +472,10 @@ impl<'a, const W: usize> Runner<'a, W> {
     }
 }
 
+/// How many times its share a digging member takes in a game with a stock
+/// ([`Member::share_in`]).
+pub const STOCK_DIG_FACTOR: u64 = 4;
+
 /// The members of one solve, each a search that runs a slice at a time.
 pub(super) struct Portfolio<'a, const W: usize> {
     seats: Vec<Seat<'a, W>>,
@@ -469,6 +486,8 @@ pub(super) struct Portfolio<'a, const W: usize> {
     most: usize,
     /// Positions expanded by every member so far.
     pub(super) expanded: u64,
+    /// The deal has a stock (see [`Member::share_in`]).
+    stock: bool,
 }
 
 /// A member, its search, and the bytes it holds past its share, borrowed from the table.
@@ -504,6 +523,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             share,
             most: bytes,
             expanded: 0,
+            stock: deal.rules.stock,
         }
     }
 
@@ -538,7 +558,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         self.seats
             .iter()
             .filter(|s| unit >= s.member.joins_at())
-            .map(|s| unit * s.member.share() / Member::SHARES)
+            .map(|s| unit * s.member.share_in(self.stock) / Member::SHARES)
             .sum()
     }
 
@@ -558,11 +578,12 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         lend: usize,
     ) -> (Turn, Bytes) {
         let total = self.slice_nodes(unit).max(1);
+        let stock = self.stock;
         let nodes = |m: Member| {
             if unit < m.joins_at() {
                 return 0;
             }
-            let want = unit * m.share() / Member::SHARES;
+            let want = unit * m.share_in(stock) / Member::SHARES;
             let n = match cap {
                 Some(c) if c < total => {
                     (u128::from(want) * u128::from(c) / u128::from(total)) as u64
@@ -735,5 +756,41 @@ mod tests {
         assert_eq!(pf.recall(), lenders * share + loans);
         assert_eq!(pf.loans(), 0);
         assert!(pf.seats.iter().all(|s| !s.runner.borrows() || s.loan == 0));
+    }
+
+    /// A slice of a game with a stock costs what the same slice costs elsewhere plus three
+    /// more shares for each of the three digging members (four times their one share), and
+    /// only those members run longer.
+    #[test]
+    fn a_stock_game_gives_the_digging_members_four_times_their_share() {
+        use super::STOCK_DIG_FACTOR;
+        use crate::deal::Deal;
+        use crate::rules::Variant;
+        let unit = 4_000;
+        let slice = |v: Variant| {
+            let deal = Deal::from_seed(v.rules(), 1);
+            let pf = Portfolio::<4>::new(&deal, Pruning::default(), Members::ALL, 64 << 20);
+            let per: Vec<u64> = pf
+                .seats
+                .iter()
+                .map(|s| unit * s.member.share_in(pf.stock) / Member::SHARES)
+                .collect();
+            (pf.slice_nodes(unit), per)
+        };
+        let (with, per_with) = slice(Variant::Courtyard);
+        let (without, per_without) = slice(Variant::BeleagueredCastle);
+        assert_eq!(
+            with,
+            without + 3 * (STOCK_DIG_FACTOR - 1) * unit / Member::SHARES
+        );
+        for ((m, a), b) in Member::ALL.into_iter().zip(per_with).zip(per_without) {
+            let digs = matches!(m, Member::Dig | Member::Disorder | Member::Home);
+            assert_eq!(
+                a,
+                if digs { b * STOCK_DIG_FACTOR } else { b },
+                "{}",
+                m.name()
+            );
+        }
     }
 }

@@ -36,7 +36,12 @@ impl Solver {
             .collect();
         let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
         let bf_bytes = if self.best_first && self.restarts {
-            memory / BEST_FIRST_PART
+            memory
+                / if deal.rules.stock {
+                    BEST_FIRST_PART_STOCK
+                } else {
+                    BEST_FIRST_PART
+                }
         } else {
             0
         };
@@ -134,9 +139,14 @@ impl Solver {
             let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
             if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
                 // A slice of the portfolio: the best-first member a sixteenth of the
-                // attempt's nodes, each other member a quarter of that.
+                // attempt's nodes (a half with a stock), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
-                    let unit = (b / BEST_FIRST_SHARE).max(1);
+                    let share = if deal.rules.stock {
+                        BEST_FIRST_SHARE_STOCK
+                    } else {
+                        BEST_FIRST_SHARE
+                    };
+                    let unit = (b / share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
                         return out;
                     }
@@ -316,6 +326,33 @@ const EARLY_SLICE: u64 = 4_000;
 /// without the phase).
 const BEST_FIRST_SHARE: u64 = 16;
 
+/// [`BEST_FIRST_SHARE`] in a game with a stock (courtyard): half of each attempt, and the
+/// members that dig (`dig`, `disorder`, `home`) four times their share there
+/// ([`super::portfolio::Member::share_in`]), with a quarter of `--memory`
+/// ([`BEST_FIRST_PART_STOCK`]). The depth-first attempts decide no courtyard deal that does
+/// not fit a few million positions (none is proved lost), while the `dig` member alone wins
+/// deals they leave `unknown`: of the 17 deals of 1..100 that the whole schedule left
+/// `unknown` at 120 s each (`castle batch -v courtyard --seeds LIST -j 2 --max-seconds 120`),
+/// `dig` alone wins 6 in 0.4 to 6 million positions, `home` 3 and `disorder` 2
+/// (`examples/portfolio.rs --variant courtyard --stdin --nodes 10000000`), where the schedule
+/// gave them a sixty-fourth of its nodes each. Courtyard deals left `unknown` at 10 million
+/// nodes a deal (`castle batch -v courtyard --seeds 1..100 -j 2 --max-nodes 10000000`, and
+/// 101..300), one build reading the three constants from the environment:
+///
+/// | share here / members' factor / memory part | 1..100 | 101..300 |
+/// | --- | --- | --- |
+/// | 16 / 1 / 8 (before) | 20 | 28 |
+/// | 4 / 4 / 8 | 16 | 25 |
+/// | 2 / 2 / 2 | 18 | 25 |
+/// | 2 / 4 / 2 | 14 | 23 |
+/// | **2 / 4 / 4** | 14 | 23 |
+/// | 1 / 4 / 2 | 17 | |
+/// | 2 / 8 / 2 | 17 | |
+///
+/// The deals the change loses (94 and 257 of the 300) are won by the depth-first attempts
+/// in 6.8 and 6.6 million nodes; the 13 it adds, by `dig` and the other best-first members.
+const BEST_FIRST_SHARE_STOCK: u64 = 2;
+
 /// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
 /// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
 /// and the depth-first search goes on alone with those bytes added to its table
@@ -326,6 +363,11 @@ const BEST_FIRST_SHARE: u64 = 16;
 /// hard lost deal of `data/bench`, which the phase cannot win, took as long with it as
 /// without (idle, alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
 const BEST_FIRST_PART: usize = 8;
+
+/// [`BEST_FIRST_PART`] in a game with a stock: the portfolio runs half as many nodes as
+/// the attempts there (see [`BEST_FIRST_SHARE_STOCK`]), and a quarter of `--memory` did as
+/// well as a half on courtyard 1..300 (37 `unknown` each at 10 million nodes a deal).
+const BEST_FIRST_PART_STOCK: usize = 4;
 
 /// Each slice of the portfolio, its members that keep every position they reach may borrow
 /// `1 / LOAN_PART` of the room the table has not taken yet (split evenly among them, each
