@@ -329,15 +329,15 @@ const BEST_FIRST_SHARE: u64 = 16;
 /// [`BEST_FIRST_SHARE`] in a game with a stock (courtyard): half of each attempt, and the
 /// members that dig (`dig`, `disorder`, `home`) four times their share there
 /// ([`super::portfolio::Member::share_in`]), with a quarter of `--memory`
-/// ([`BEST_FIRST_PART_STOCK`]). The depth-first attempts decide no courtyard deal that does
-/// not fit a few million positions (none is proved lost), while the `dig` member alone wins
-/// deals they leave `unknown`: of the 17 deals of 1..100 that the whole schedule left
-/// `unknown` at 120 s each (`castle batch -v courtyard --seeds LIST -j 2 --max-seconds 120`),
-/// `dig` alone wins 6 in 0.4 to 6 million positions, `home` 3 and `disorder` 2
-/// (`examples/portfolio.rs --variant courtyard --stdin --nodes 10000000`), where the schedule
-/// gave them a sixty-fourth of its nodes each. Courtyard deals left `unknown` at 10 million
-/// nodes a deal (`castle batch -v courtyard --seeds 1..100 -j 2 --max-nodes 10000000`, and
-/// 101..300), one build reading the three constants from the environment:
+/// ([`BEST_FIRST_PART_STOCK`]). The depth-first attempts prove no courtyard deal lost (its
+/// positions multiply with each card dealt), and the digging members alone win deals they
+/// leave `unknown`: of the 17 deals of 1..100 that the whole schedule left `unknown` at 120 s
+/// each (`castle batch -v courtyard --seeds LIST -j 2 --max-seconds 120`), `dig` alone wins 5
+/// in 0.4 to 6 million positions, `home` 3 and `disorder` 2, 9 deals in all
+/// (`examples/portfolio.rs --variant courtyard --stdin --nodes 10000000`), where the
+/// schedule gave each a sixty-fourth of each attempt's nodes. Courtyard deals left `unknown`
+/// at 10 million nodes a deal (`castle batch -v courtyard --seeds 1..100 -j 2 --max-nodes
+/// 10000000`, and 101..300), one build reading the three constants from the environment:
 ///
 /// | share here / members' factor / memory part | 1..100 | 101..300 |
 /// | --- | --- | --- |
@@ -350,7 +350,7 @@ const BEST_FIRST_SHARE: u64 = 16;
 /// | 2 / 8 / 2 | 17 | |
 ///
 /// The deals the change loses (94 and 257 of the 300) are won by the depth-first attempts
-/// in 6.8 and 6.6 million nodes; the 13 it adds, by `dig` and the other best-first members.
+/// in 6.8 and 6.6 million nodes; it adds 13.
 const BEST_FIRST_SHARE_STOCK: u64 = 2;
 
 /// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
