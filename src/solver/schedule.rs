@@ -35,13 +35,9 @@ impl Solver {
             .map(|_| search::Scratch::new(memory / 8 / threads))
             .collect();
         let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
+        let (bf_share, bf_part) = portfolio_split(deal.rules.stock);
         let bf_bytes = if self.best_first && self.restarts {
-            memory
-                / if deal.rules.stock {
-                    BEST_FIRST_PART_STOCK
-                } else {
-                    BEST_FIRST_PART
-                }
+            memory / bf_part
         } else {
             0
         };
@@ -141,12 +137,7 @@ impl Solver {
                 // A slice of the portfolio: the best-first member a sixteenth of the
                 // attempt's nodes (a half with a stock), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
-                    let share = if deal.rules.stock {
-                        BEST_FIRST_SHARE_STOCK
-                    } else {
-                        BEST_FIRST_SHARE
-                    };
-                    let unit = (b / share).max(1);
+                    let unit = (b / bf_share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
                         return out;
                     }
@@ -368,6 +359,17 @@ const BEST_FIRST_PART: usize = 8;
 /// the attempts there (see [`BEST_FIRST_SHARE_STOCK`]), and a quarter of `--memory` did as
 /// well as a half on courtyard 1..300 (37 `unknown` each at 10 million nodes a deal).
 const BEST_FIRST_PART_STOCK: usize = 4;
+
+/// The portfolio's slice of each attempt (its best-first member's nodes are the attempt's
+/// budget divided by the first) and its part of `--memory` (divided by the second), in a game
+/// with a stock or not.
+const fn portfolio_split(stock: bool) -> (u64, usize) {
+    if stock {
+        (BEST_FIRST_SHARE_STOCK, BEST_FIRST_PART_STOCK)
+    } else {
+        (BEST_FIRST_SHARE, BEST_FIRST_PART)
+    }
+}
 
 /// Each slice of the portfolio, its members that keep every position they reach may borrow
 /// `1 / LOAN_PART` of the room the table has not taken yet (split evenly among them, each
