@@ -16,18 +16,20 @@
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
 use crate::rules::Rules;
-use crate::solver::{Outcome, SolveError, Solver, Verdict};
+use crate::solver::{Limit, Outcome, SolveError, Solver, Verdict};
 use crate::stats::wilson;
 use crate::text::Cut;
 use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::Duration;
+
+pub mod passes;
 
 /// One solved deal, as a CSV row.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +63,19 @@ pub struct Row {
     /// PySolFC numbering existed, which are all `castle`).
     #[serde(default = "castle_numbering")]
     pub numbering: String,
+    /// The phase that decided the deal (`quick`, `complete`, `quotient`, a portfolio member
+    /// such as `best-first:dig`, `layered`); empty for `unknown` and in files written before
+    /// the column existed.
+    #[serde(default)]
+    pub phase: String,
+    /// CPU milliseconds the deal took (user and system, every pass of the batch together);
+    /// empty in files written before the column existed.
+    #[serde(default)]
+    pub cpu_ms: Option<u64>,
+    /// The pass of the batch that decided the deal, from 1 (see [`passes`]); empty in files
+    /// written before the column existed.
+    #[serde(default)]
+    pub pass: Option<u8>,
 }
 
 fn castle_numbering() -> String {
@@ -69,6 +84,11 @@ fn castle_numbering() -> String {
 
 /// The CSV header line (the field names of [`Row`], in order).
 pub const HEADER: &str =
+    "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit,numbering,phase,cpu_ms,pass";
+
+/// The header of batch files written before the `phase`, `cpu_ms` and `pass` columns (still read; a
+/// resume rewrites such a file once with the current header).
+pub const HEADER_V2: &str =
     "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit,numbering";
 
 /// The header of batch files written before the `numbering` column (still read; a resume
@@ -98,6 +118,9 @@ impl Row {
             },
             limit: out.limit.map(|l| l.name().to_string()).unwrap_or_default(),
             numbering: numbering.name().to_string(),
+            phase: out.phase.map(|p| p.name().to_string()).unwrap_or_default(),
+            cpu_ms: Some((out.cpu_seconds * 1000.0).round() as u64),
+            pass: None,
         }
     }
 
@@ -294,7 +317,7 @@ pub(crate) fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<
         .iter()
         .collect::<Vec<_>>()
         .join(",");
-    if header != HEADER && header != HEADER_V1 {
+    if header != HEADER && header != HEADER_V2 && header != HEADER_V1 {
         return Err(InputError(format!(
             "{origin}: line 1: not a castle batch file (header `{}`, expected `{HEADER}`)",
             Cut(&header)
@@ -428,7 +451,9 @@ pub fn open_for_append(
     if (keep as u64) < file.metadata().map_err(io)?.len() {
         file.set_len(keep as u64).map_err(io)?;
     }
-    if text.starts_with(&format!("{HEADER_V1}\n")) {
+    let first = text.lines().next().unwrap_or("");
+    let first = first.strip_prefix(crate::text::BOM).unwrap_or(first);
+    if first == HEADER_V1 || first == HEADER_V2 {
         // An older file: rewrite it with the current header (a new file renamed over the
         // old one, so an interruption leaves one or the other whole).
         let tmp = path.with_extension("csv.upgrade");
@@ -509,6 +534,30 @@ pub fn run(
     let threads = threads.max(1);
     let mut per = solver.clone();
     per.limits.memory_bytes = (solver.limits.memory_bytes / threads).max(1 << 20);
+    run_with(
+        rules,
+        numbering,
+        seeds,
+        done,
+        move |deal: &Deal| per.solve(deal),
+        threads,
+        interrupt,
+        sink,
+    )
+}
+
+/// [`run`] with any way of solving a deal (`solve`, called on the workers).
+#[allow(clippy::too_many_arguments)]
+fn run_with(
+    rules: Rules,
+    numbering: Numbering,
+    seeds: Seeds,
+    done: &HashSet<u64>,
+    solve: impl Fn(&Deal) -> Result<Outcome, SolveError> + Send + Sync + 'static,
+    threads: usize,
+    interrupt: &AtomicBool,
+    sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
+) -> Result<Ended, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -548,9 +597,8 @@ pub fn run(
                         let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                             return;
                         };
-                        let solved = per
-                            .solve(&deal)
-                            .map(|out| (Row::new(&deal, numbering, &out), deal, out));
+                        let solved =
+                            solve(&deal).map(|out| (Row::new(&deal, numbering, &out), deal, out));
                         if tx.send(solved).is_err() {
                             stop.store(true, Ordering::Relaxed);
                         }
@@ -622,6 +670,11 @@ pub struct BatchOptions {
     pub winnable_only: Option<PathBuf>,
     /// Solve again the seeds whose rows in `csv` all say `unknown` (see [`open_for_append`]).
     pub retry_unknown: bool,
+    /// Solve every deal once with the solver's budgets, instead of in passes (see
+    /// [`passes`]).
+    pub one_pass: bool,
+    /// The node budgets of the passes before the last (default [`passes::PASS_NODES`]).
+    pub pass_nodes: Vec<u64>,
 }
 
 /// The verdicts of a batch so far.
@@ -639,6 +692,14 @@ pub struct Tally {
     pub retried: bool,
     /// Whether the run was interrupted (see [`run`]): the rows counted are all written.
     pub interrupted: bool,
+    /// The pass running now (from 0; see [`passes`]).
+    pub pass: usize,
+    /// The passes of the batch.
+    pub passes: usize,
+    /// Deals waiting for a later pass (they have no row yet).
+    pub waiting: u64,
+    /// Deals decided by each pass (`unknown` rows of the last pass not counted).
+    pub by_pass: [u64; passes::MAX_PASSES],
 }
 
 impl Tally {
@@ -648,24 +709,35 @@ impl Tally {
     }
 
     /// The progress line: the win rate so far and its 95% Wilson interval, unknowns counted
-    /// both ways.
+    /// both ways; in a later pass, which and how many deals are left for it.
     pub fn progress(&self) -> String {
         let n = self.deals();
         let (lo, hi) = (wilson(self.won, n).0, wilson(self.won + self.unknown, n).1);
-        format!(
+        let mut line = format!(
             "win rate {:.1}% [{:.1}, {:.1}], {} unknown",
-            100.0 * self.won as f64 / n as f64,
+            100.0 * self.won as f64 / n.max(1) as f64,
             100.0 * lo,
             100.0 * hi,
             self.unknown
-        )
+        );
+        if self.pass > 0 {
+            line += &format!(
+                "; pass {} of {}: {} left",
+                self.pass + 1,
+                self.passes,
+                self.waiting
+            );
+        } else if self.waiting > 0 {
+            line += &format!(", {} for later passes", self.waiting);
+        }
+        line
     }
 
     /// The closing line, if any deal was solved.
     pub fn summary(&self) -> Option<String> {
         let n = self.deals();
         (n > 0).then(|| {
-            format!(
+            let mut line = format!(
                 "{}: {} winnable, {} unsolvable, {} unknown ({} done before{})",
                 crate::render::count(n, "deal"),
                 self.won,
@@ -677,7 +749,21 @@ impl Tally {
                 } else {
                     ""
                 }
-            )
+            );
+            if self.passes > 1 {
+                let by: Vec<String> = (0..self.passes)
+                    .map(|i| {
+                        let what = if i + 1 == self.passes {
+                            "the last pass (a deal at a time, every thread)".to_string()
+                        } else {
+                            format!("pass {}", i + 1)
+                        };
+                        format!("{} in {what}", self.by_pass[i])
+                    })
+                    .collect();
+                line += &format!("; decided {}", by.join(", "));
+            }
+            line
         })
     }
 }
@@ -689,13 +775,17 @@ pub struct Batch {
     file: Option<std::fs::File>,
     done: HashSet<u64>,
     winnable: Option<std::fs::File>,
+    /// Deals a run before left for a later pass (see [`passes`], "Resume").
+    carried: HashMap<u64, passes::Carry>,
 }
 
 impl Batch {
-    /// Opens the CSV file (see [`open_for_append`]) and the winnable-seeds file.
+    /// Opens the CSV file (see [`open_for_append`]), the winnable-seeds file, and reads the
+    /// deals a stopped run left for a later pass ([`passes::PendingFile`]).
     ///
     /// # Errors
-    /// The errors of [`open_for_append`]; a winnable-seeds file that cannot be opened.
+    /// The errors of [`open_for_append`]; a winnable-seeds file that cannot be opened; a
+    /// pending file that is not one.
     pub fn open(opts: BatchOptions) -> Result<Batch, InputError> {
         let (file, done) = match &opts.csv {
             Some(p) => {
@@ -704,6 +794,11 @@ impl Batch {
             }
             None => (None, HashSet::new()),
         };
+        let mut carried = match &opts.csv {
+            Some(p) => passes::PendingFile::read(p)?,
+            None => HashMap::new(),
+        };
+        carried.retain(|seed, _| !done.contains(seed) && opts.seeds.contains(*seed));
         let winnable = match &opts.winnable_only {
             Some(p) => Some(
                 std::fs::OpenOptions::new()
@@ -719,6 +814,7 @@ impl Batch {
             file,
             done,
             winnable,
+            carried,
         })
     }
 
@@ -729,10 +825,22 @@ impl Batch {
         seeds.count().saturating_sub(before)
     }
 
-    /// Solves the seeds (see [`run`]), writing each row as it comes (to the CSV file, or to
-    /// `out`) and calling `progress` after each. Once `interrupt` is set no more rows are
-    /// written, and the tally says `interrupted` (see "Interruption" at [`run`]); each row
-    /// written is whole and flushed.
+    /// The passes this batch makes (see [`passes`]).
+    pub fn plan(&self) -> passes::Plan {
+        let o = &self.opts;
+        // `--layered` without `--spill` asks for the layered search on every deal.
+        if o.one_pass || (o.solver.layered && o.solver.spill.is_none()) {
+            passes::Plan::one(&o.solver, o.threads)
+        } else {
+            passes::Plan::rising_with(&o.solver, o.threads, &o.pass_nodes)
+        }
+    }
+
+    /// Solves the seeds in passes (see [`passes`] and [`run`]), writing each deal's row as
+    /// it is decided (to the CSV file, or to `out`) and calling `progress` after each row and
+    /// at the start of each pass. Once `interrupt` is set no more rows are written, and the
+    /// tally says `interrupted` (see "Interruption" at [`run`]); each row written is whole and
+    /// flushed.
     ///
     /// # Errors
     /// Writing a row, or a solve's internal error.
@@ -742,28 +850,95 @@ impl Batch {
         interrupt: &AtomicBool,
         progress: &mut dyn FnMut(&Tally),
     ) -> Result<Tally, Error> {
-        let o = &self.opts;
+        let plan = self.plan();
+        let o = self.opts.clone();
         if self.file.is_none() && o.format == RowFormat::Csv {
             writeln!(out, "{HEADER}")?;
         }
         let mut tally = Tally {
             done_before: self.done.len(),
             retried: o.retry_unknown,
+            passes: plan.passes.len(),
             ..Tally::default()
         };
-        let ended = run(
-            o.rules,
-            o.numbering,
-            o.seeds.clone(),
-            &self.done,
-            o.solver.clone(),
-            o.threads,
-            interrupt,
-            &mut |row, deal, outcome| {
+        let last = plan.passes.len() - 1;
+        let mut pending = o.csv.as_deref().map(passes::PendingFile::new);
+        // A carry that names a pass this plan does not have goes to its last.
+        let mut carried = std::mem::take(&mut self.carried);
+        for c in carried.values_mut() {
+            c.next = c.next.min(last);
+        }
+        // The first pass takes the seeds of the range that no earlier run carried on to a
+        // later pass.
+        let mut skip = self.done.clone();
+        skip.extend(carried.iter().filter(|(_, c)| c.next > 0).map(|(s, _)| *s));
+        let mut queue: Vec<Vec<u64>> = vec![Vec::new(); plan.passes.len()];
+        for (&seed, c) in carried.iter().filter(|(_, c)| c.next > 0) {
+            queue[c.next].push(seed);
+        }
+        tally.waiting = queue.iter().map(|q| q.len() as u64).sum();
+        for (i, pass) in plan.passes.iter().enumerate() {
+            let (seeds, skip_now) = if i == 0 {
+                (o.seeds.clone(), skip.clone())
+            } else {
+                let mut list = std::mem::take(&mut queue[i]);
+                list.sort_unstable();
+                list.dedup();
+                if list.is_empty() {
+                    continue;
+                }
+                let ranges = list.iter().map(|&s| (s, s)).collect();
+                (
+                    Seeds {
+                        ranges,
+                        shard: 0,
+                        shards: 1,
+                    },
+                    HashSet::new(),
+                )
+            };
+            tally.pass = i;
+            if i > 0 {
+                progress(&tally);
+            }
+            let solver = pass.solver.clone();
+            let spill = pass.spill.clone();
+            let solve = move |deal: &Deal| {
+                let out = solver.solve(deal)?;
+                match &spill {
+                    Some(s) if out.limit == Some(Limit::Memory) => {
+                        let mut again = s.solve(deal)?;
+                        passes::Carry::default().after(&out, 0).charge(&mut again);
+                        Ok(again)
+                    }
+                    _ => Ok(out),
+                }
+            };
+            let mut sink = |row: Row, deal: Deal, mut outcome: Outcome| -> Result<(), Error> {
+                let carry = carried.remove(&row.seed).unwrap_or_default();
+                if let Some(next) = plan.next(i, &outcome) {
+                    let c = carry.after(&outcome, next);
+                    if let Some(p) = &mut pending {
+                        p.push(row.seed, &c)?;
+                    }
+                    carried.insert(row.seed, c);
+                    queue[next].push(row.seed);
+                    tally.waiting += 1;
+                    progress(&tally);
+                    return Ok(());
+                }
+                if carry != passes::Carry::default() {
+                    tally.waiting = tally.waiting.saturating_sub(1);
+                }
+                carry.charge(&mut outcome);
+                let row = passes::stamp(Row::new(&deal, o.numbering, &outcome), i);
                 match outcome.verdict {
                     Verdict::Solvable => tally.won += 1,
                     Verdict::Unsolvable => tally.lost += 1,
                     Verdict::Unknown => tally.unknown += 1,
+                }
+                if outcome.verdict != Verdict::Unknown {
+                    tally.by_pass[i] += 1;
                 }
                 match (&mut self.file, o.format) {
                     (Some(f), _) => {
@@ -775,7 +950,8 @@ impl Batch {
                         out.flush()?;
                     }
                     (None, RowFormat::Jsonl) => {
-                        let report = Report::new(&deal, &outcome).numbered(o.numbering);
+                        let mut report = Report::new(&deal, &outcome).numbered(o.numbering);
+                        report.pass = row.pass;
                         serde_json::to_writer(&mut *out, &report)?;
                         writeln!(out)?;
                         out.flush()?;
@@ -789,9 +965,27 @@ impl Batch {
                 }
                 progress(&tally);
                 Ok(())
-            },
-        )?;
-        tally.interrupted = ended == Ended::Interrupted;
+            };
+            let ended = run_with(
+                o.rules,
+                o.numbering,
+                seeds,
+                &skip_now,
+                solve,
+                pass.workers,
+                interrupt,
+                &mut sink,
+            )?;
+            if ended == Ended::Interrupted {
+                tally.interrupted = true;
+                return Ok(tally);
+            }
+        }
+        if let Some(p) = pending {
+            p.remove();
+        }
+        tally.pass = 0;
+        tally.waiting = 0;
         Ok(tally)
     }
 }

@@ -13,6 +13,8 @@ use crate::{Error, InputError};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+pub mod throughput;
+
 /// A named set of deals.
 #[derive(Clone, Debug)]
 pub struct DealSet {

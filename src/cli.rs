@@ -204,6 +204,19 @@ pub struct BatchArgs {
     /// over `unknown` ones.
     #[arg(long, requires = "csv")]
     pub retry_unknown: bool,
+    /// Solve each deal once with the budgets given, all threads at once (without it a batch
+    /// solves in passes: every deal with a small node budget, the deals left with a larger
+    /// one, then the last ones one at a time on every thread with the whole --memory)
+    #[arg(long)]
+    pub one_pass: bool,
+    /// Node budgets of the passes before the last, comma-separated, increasing (at most two)
+    #[arg(
+        long,
+        value_name = "N,N",
+        default_value = "1000000,30000000",
+        conflicts_with = "one_pass"
+    )]
+    pub pass_nodes: String,
     /// Budgets for each deal; --memory is shared by all threads.
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -592,6 +605,22 @@ pub struct BenchArgs {
     /// MiB of address space fc-solve may use on one deal under --peer.
     #[arg(long, default_value_t = 4096)]
     pub peer_memory: u64,
+    /// What a million deals cost: solve each variant's fixed sample (10,000 deals, 2,000 of
+    /// streets-and-alleys) as `castle batch` does, on every core (or --threads), and print
+    /// CPU time, deals per core-hour, the hours a million deals take here and the time share
+    /// of the slowest 1%.
+    #[arg(long, conflicts_with_all = ["deals", "peer", "baseline"])]
+    pub throughput: bool,
+    /// With --throughput: only the first N deals of each sample.
+    #[arg(long, value_name = "N", requires = "throughput", value_parser = clap::value_parser!(u64).range(1..))]
+    pub sample: Option<u64>,
+    /// With --throughput: run this other castle build on the same samples first, row for
+    /// row, and print the ratios (it must have `bench --throughput`).
+    #[arg(long, value_name = "BIN", requires = "throughput")]
+    pub against: Option<PathBuf>,
+    /// With --throughput: one JSON object per variant instead of the table.
+    #[arg(long, requires = "throughput")]
+    pub json: bool,
 }
 
 fn input(msg: impl Into<String>) -> InputError {
@@ -934,6 +963,28 @@ impl BenchArgs {
     }
 }
 
+/// `--pass-nodes`: one or two node budgets, increasing.
+fn parse_pass_nodes(s: &str) -> Result<Vec<u64>, InputError> {
+    let bad = || {
+        input(format!(
+            "--pass-nodes `{}`: give one or two node budgets, increasing, such as 1000000,30000000",
+            castle::text::Cut(s)
+        ))
+    };
+    let list: Vec<u64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<u64>().ok().filter(|&n| n > 0))
+        .collect::<Option<_>>()
+        .ok_or_else(bad)?;
+    if list.is_empty()
+        || list.len() > castle::batch::passes::PASS_NODES.len()
+        || list.windows(2).any(|w| w[0] >= w[1])
+    {
+        return Err(bad());
+    }
+    Ok(list)
+}
+
 /// The most threads of `batch` (`--threads`), as for `solve` and `bench`.
 pub const MAX_THREADS: i64 = 256;
 
@@ -984,6 +1035,8 @@ impl BatchArgs {
             format: self.format.into(),
             winnable_only: self.winnable_only.clone(),
             retry_unknown: self.retry_unknown,
+            one_pass: self.one_pass,
+            pass_nodes: parse_pass_nodes(&self.pass_nodes)?,
         })
     }
 }

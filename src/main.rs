@@ -158,7 +158,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let variant = cli::parse_variant(a.variant.as_deref())?;
             let peer = a.peer_options()?;
             let numbering = a.numbering.into();
-            if !a.deals.is_empty() {
+            if a.throughput {
+                let threads = a.threads.map_or_else(
+                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    usize::from,
+                );
+                let solver = a.budget.to_solver()?;
+                bench::throughput::run(
+                    &mut out,
+                    &solver,
+                    variant,
+                    a.sample,
+                    threads,
+                    a.against.as_deref(),
+                    a.json,
+                )?;
+            } else if !a.deals.is_empty() {
                 if a.numbering != cli::Numbering::Castle {
                     return Err(InputError(
                         "--numbering applies to the sets, not to --deal files".into(),

@@ -85,6 +85,10 @@ pub struct Report {
     pub states: u64,
     /// Seconds taken.
     pub seconds: f64,
+    /// CPU seconds taken (user and system; see `Outcome::cpu_seconds`). Absent for a line no
+    /// search made, and in reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
     /// For `unknown`: `nodes`, `seconds` or `memory`.
     pub limit: Option<String>,
     /// Cards on the foundations at the best point any searched line reached (all of them for
@@ -95,6 +99,14 @@ pub struct Report {
     /// reports written before the quick phase existed).
     #[serde(default)]
     pub phase: Option<String>,
+    /// The nodes each phase of the schedule spent (they add up to `nodes`): absent for a
+    /// line no search made, and in reports written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<SpentJson>,
+    /// The pass of a batch that decided the deal (`castle batch`'s rows, from 1): absent
+    /// elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<u8>,
     /// The short-solution search (`--short`), when it ran: absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub short: Option<ShortJson>,
@@ -105,6 +117,21 @@ pub struct Report {
     /// absent in castle's own reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+}
+
+/// The nodes each phase of a solve spent (see `crate::solver::Spent`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpentJson {
+    /// The quick phase.
+    pub quick: u64,
+    /// The portfolio's members.
+    pub portfolio: u64,
+    /// The suit-blind quotient.
+    pub quotient: u64,
+    /// The depth-first attempts (or the layered search).
+    pub attempts: u64,
+    /// The probes.
+    pub probes: u64,
 }
 
 /// What the short-solution search did.
@@ -197,8 +224,17 @@ impl Report {
             nodes: out.nodes,
             states: out.states,
             seconds: (out.seconds * 1e6).round() / 1e6,
+            cpu_seconds: Some((out.cpu_seconds * 1e6).round() / 1e6),
             limit: out.limit.map(|l| l.name().to_string()),
             phase: out.phase.map(|p| p.name().to_string()),
+            spent: Some(SpentJson {
+                quick: out.spent.quick,
+                portfolio: out.spent.portfolio,
+                quotient: out.spent.quotient,
+                attempts: out.spent.attempts,
+                probes: out.spent.probes,
+            }),
+            pass: None,
             short: out.short_nodes.map(|nodes| ShortJson {
                 nodes,
                 shortest: out.shortest,
@@ -240,8 +276,11 @@ impl Report {
             nodes: 0,
             states: 0,
             seconds: 0.0,
+            cpu_seconds: None,
             limit: None,
             phase: None,
+            spent: None,
+            pass: None,
             short: None,
             spill: None,
             source: None,

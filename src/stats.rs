@@ -66,6 +66,9 @@ fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
             score: r.score.unwrap_or(0),
             limit: r.limit.unwrap_or_default(),
             numbering: r.numbering.unwrap_or_else(|| "castle".to_string()),
+            phase: r.phase.unwrap_or_default(),
+            cpu_ms: r.cpu_seconds.map(|s| (s * 1000.0).round() as u64),
+            pass: r.pass,
         });
     }
     Ok(rows)

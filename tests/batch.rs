@@ -11,7 +11,8 @@ fn castle() -> Command {
     Command::cargo_bin("castle").unwrap()
 }
 
-/// The rows of a batch file without the timing column, by seed; panics on a doubled seed.
+/// The rows of a batch file without the timing columns (`ms` and `cpu_ms`), by seed; panics
+/// on a doubled seed.
 fn rows(path: &Path) -> BTreeMap<u64, String> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
@@ -25,7 +26,11 @@ fn rows(path: &Path) -> BTreeMap<u64, String> {
             "torn row `{l}`"
         );
         let seed: u64 = f[0].parse().unwrap();
-        let without_ms = [&f[..9], &f[10..]].concat().join(",");
+        let cpu = castle::batch::HEADER
+            .split(',')
+            .position(|c| c == "cpu_ms")
+            .unwrap();
+        let without_ms = [&f[..9], &f[10..cpu], &f[cpu + 1..]].concat().join(",");
         assert!(
             by.insert(seed, without_ms).is_none(),
             "seed {seed} written twice"
@@ -223,23 +228,36 @@ fn winnable_only_lists_the_won_seeds() {
 /// current header, its rows kept, and the run goes on after them.
 #[test]
 fn a_file_from_before_the_numbering_column_resumes() {
-    let dir = tempfile::tempdir().unwrap();
-    let full = dir.path().join("full.csv");
-    batch(&["--seeds", "1..6", "--csv", full.to_str().unwrap()]);
-    let want = rows(&full);
-    // The same first three rows in the old layout (no last column).
-    let text = std::fs::read_to_string(&full).unwrap();
-    let mut lines: Vec<String> = text
-        .lines()
-        .skip(1)
-        .filter(|l| l.split(',').next().unwrap().parse::<u64>().unwrap() <= 3)
-        .map(|l| l.rsplit_once(',').unwrap().0.to_string())
-        .collect();
-    lines.insert(0, castle::batch::HEADER_V1.to_string());
-    let old = dir.path().join("old.csv");
-    std::fs::write(&old, lines.join("\n") + "\n").unwrap();
-    batch(&["--seeds", "1..6", "--csv", old.to_str().unwrap()]);
-    assert_eq!(rows(&old), want);
+    // Files of each older layout: the first three rows cut to the old columns.
+    for old_header in [castle::batch::HEADER_V1, castle::batch::HEADER_V2] {
+        let dir = tempfile::tempdir().unwrap();
+        let full = dir.path().join("full.csv");
+        batch(&["--seeds", "1..6", "--csv", full.to_str().unwrap()]);
+        let columns = old_header.split(',').count();
+        let cut = |rows: BTreeMap<u64, String>| -> BTreeMap<u64, String> {
+            rows.into_iter()
+                .map(|(s, l)| {
+                    // `rows` dropped `ms`, so the old columns are one fewer.
+                    let f: Vec<&str> = l.split(',').take(columns - 1).collect();
+                    (s, f.join(","))
+                })
+                .collect()
+        };
+        let want = cut(rows(&full));
+        let text = std::fs::read_to_string(&full).unwrap();
+        let mut lines: Vec<String> = text
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').next().unwrap().parse::<u64>().unwrap() <= 3)
+            .map(|l| l.split(',').take(columns).collect::<Vec<_>>().join(","))
+            .collect();
+        lines.insert(0, old_header.to_string());
+        let old = dir.path().join("old.csv");
+        std::fs::write(&old, lines.join("\n") + "\n").unwrap();
+        batch(&["--seeds", "1..6", "--csv", old.to_str().unwrap()]);
+        // Rewritten with the current header, the old rows kept, the others added.
+        assert_eq!(cut(rows(&old)), want, "{old_header}");
+    }
 }
 
 /// PySolFC numbering in a batch: the rows say so, and deal 1's row is PySolFC game 1's.
@@ -257,7 +275,7 @@ fn pysol_numbering_in_a_batch() {
     ]);
     let r = rows(&f);
     assert_eq!(r.len(), 3);
-    assert!(r.values().all(|l| l.ends_with(",pysol")), "{r:?}");
+    assert!(r.values().all(|l| l.contains(",pysol,")), "{r:?}");
     // Mixing numberings in one file is refused.
     let out = castle()
         .args([
@@ -520,4 +538,103 @@ fn a_list_of_seeds_runs_each_once_and_resumes() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--seeds `8..x`"), "{err}");
+}
+
+/// The verdict column (and the pass column) of a batch file, by seed.
+fn column(path: &Path, name: &str) -> BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|c| *c == name).unwrap();
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].parse().unwrap(), f[at].to_string())
+        })
+        .collect()
+}
+
+/// Passes with small node budgets decide every deal as one pass does, deals that need more
+/// than the first budget are decided in a later pass (their rows say which and count every
+/// pass's nodes), and the closing line says how many each pass decided.
+#[test]
+fn passes_decide_what_one_pass_decides() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.csv");
+    let passes = dir.path().join("passes.csv");
+    batch(&[
+        "--seeds",
+        "1..30",
+        "--one-pass",
+        "--csv",
+        one.to_str().unwrap(),
+    ]);
+    let out = castle()
+        .args([
+            "batch",
+            "--seeds",
+            "1..30",
+            "--quiet",
+            "--pass-nodes",
+            "2000,20000",
+        ])
+        .args(["--csv", passes.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(column(&passes, "verdict"), column(&one, "verdict"));
+    let pass = column(&passes, "pass");
+    let by = |p: &str| pass.values().filter(|v| *v == p).count();
+    assert!(by("1") > 0 && by("2") > 0 && by("3") > 0, "{pass:?}");
+    assert!(
+        said.contains(&format!(
+            "decided {} in pass 1, {} in pass 2, {} in the last pass",
+            by("1"),
+            by("2"),
+            by("3")
+        )),
+        "{said}"
+    );
+    // A deal of the first pass is the one-pass solve, node for node; a later one counts
+    // the first pass's budget too.
+    let (n1, np) = (column(&one, "nodes"), column(&passes, "nodes"));
+    for (seed, p) in &pass {
+        let (a, b): (u64, u64) = (n1[seed].parse().unwrap(), np[seed].parse().unwrap());
+        match p.as_str() {
+            "1" => assert_eq!(a, b, "deal {seed}"),
+            _ => assert!(b > 2000, "deal {seed}: {b} nodes"),
+        }
+    }
+    assert!(!dir.path().join("passes.csv.pending").exists());
+}
+
+/// A stopped batch leaves the deals it had carried to a later pass in `FILE.pending`; the
+/// next run takes each up in that pass, its row counting what the file says it cost, and
+/// removes the file at the end.
+#[test]
+fn a_pending_deal_resumes_in_its_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("p.csv");
+    batch(&["--seeds", "1..3", "--csv", csv.to_str().unwrap()]);
+    let pending = dir.path().join("p.csv.pending");
+    std::fs::write(
+        &pending,
+        "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes\n\
+         5,3,123456789,1000,900,1000,0,0,123455789,0\n\
+         6,2,777,1,1,777,0,0,0,0\n\
+         7,2,77",
+    )
+    .unwrap();
+    batch(&["--seeds", "1..7", "--csv", csv.to_str().unwrap()]);
+    let pass = column(&csv, "pass");
+    let nodes = column(&csv, "nodes");
+    assert_eq!(pass.len(), 7);
+    assert_eq!(pass[&5], "3", "{pass:?}");
+    assert!(nodes[&5].parse::<u64>().unwrap() > 123456789);
+    assert_eq!(pass[&6], "2");
+    assert!(nodes[&6].parse::<u64>().unwrap() > 777);
+    // The torn line's deal starts again from the first pass.
+    assert_eq!(pass[&7], "1");
+    assert!(!pending.exists());
 }

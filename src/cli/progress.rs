@@ -76,10 +76,11 @@ fn rate(per_sec: f64) -> String {
     }
 }
 
-/// Moves the bar on by one deal, with the win rate so far.
+/// Moves the bar to the deals with a row so far, with the win rate so far (and, in a later
+/// pass, the deals left for it).
 pub fn batch_step(bar: &ProgressBar, tally: &Tally) {
     bar.set_message(tally.progress());
-    bar.inc(1);
+    bar.set_position(tally.deals());
 }
 
 /// The line a batch ends with: the verdicts, the time taken and the win rate of this run's

@@ -37,7 +37,8 @@ pub use schedule::{
     FIRST_ATTEMPT_NODES, PATH_MIN_BYTES, PATH_SHARE, PATH_WINDOW, PROBE_NODES, PROVE_FROM_NODES,
 };
 pub use types::{
-    DiskUse, Limit, Limits, Outcome, Phase, Progress, SolveError, Verdict, DEFAULT_MEMORY_MIB,
+    cpu_seconds, DiskUse, Limit, Limits, Outcome, Phase, Progress, SolveError, Spent, Verdict,
+    DEFAULT_MEMORY_MIB,
 };
 
 use crate::deal::Deal;
@@ -231,6 +232,9 @@ impl Solver {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
+        let alone = self.threads <= 1;
+        let cpu0 = cpu_seconds(alone);
+        let cpu = || cpu_seconds(alone) - cpu0;
         let mut out = if self.layered && layered::applies(deal) {
             self.solve_layered(deal, progress)
         } else {
@@ -243,6 +247,7 @@ impl Solver {
             out.moves = crate::shorten::shorten(deal, &out.moves)?;
             out.seconds = t0.elapsed().as_secs_f64();
         }
+        out.cpu_seconds = cpu();
         let Some(budget) = self.short else {
             return Ok(out);
         };
@@ -269,6 +274,7 @@ impl Solver {
             }
         }
         out.seconds = t0.elapsed().as_secs_f64();
+        out.cpu_seconds = cpu();
         Ok(out)
     }
 }
@@ -327,6 +333,11 @@ impl Solver {
             shortest: false,
             first_len: None,
             disk,
+            spent: Spent {
+                attempts: r.expanded,
+                ..Spent::default()
+            },
+            cpu_seconds: 0.0,
         }
     }
 }

@@ -8,7 +8,7 @@
 
 use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
-use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Verdict};
+use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Spent, Verdict};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Position;
@@ -216,6 +216,7 @@ fn portfolio_slice<const W: usize>(
         lend,
     );
     ctx.done += pf.expanded - before;
+    ctx.spent.portfolio += pf.expanded - before;
     ctx.table.lend(bytes.borrowed);
     ctx.table.grant(bytes.freed);
     match turn {
@@ -522,6 +523,7 @@ impl<'a, const W: usize> Probes<'a, W> {
             };
             let (line, limit) = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, &mut shown);
             self.credit -= (p.done - main.done).min(self.credit);
+            main.spent.probes += p.done - main.done;
             main.done = p.done;
             main.best_home = main.best_home.max(p.best_home);
             main.peak_path = main.peak_path.max(p.peak_path);
@@ -560,6 +562,7 @@ fn quotient_step<const W: usize>(
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
     let deadline = limits.deadline(ctx.t0);
+    let before = ctx.done;
     let step = loop {
         // The room the table has not taken, less what the portfolio's members borrowed of it.
         let loans = portfolio.as_ref().map_or(0, Portfolio::loans);
@@ -583,6 +586,7 @@ fn quotient_step<const W: usize>(
             step => break step,
         }
     };
+    ctx.spent.quotient += ctx.done - before;
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
         QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
@@ -791,6 +795,8 @@ pub(super) struct Context<'a, const W: usize> {
     /// The table's proved marks come from an exact attempt that kept proofs (the quick
     /// phase's do not: its foundation moves are not proved safe).
     proofs: bool,
+    /// The nodes of `done`, phase by phase (see [`Outcome::spent`]).
+    spent: Spent,
 }
 
 impl<'a, const W: usize> Context<'a, W> {
@@ -826,6 +832,7 @@ impl<'a, const W: usize> Context<'a, W> {
             peak_path: 0,
             untracked: 0,
             proofs: false,
+            spent: Spent::default(),
         }
     }
 
@@ -877,7 +884,13 @@ impl<'a, const W: usize> Context<'a, W> {
                 search::parallel(&run, &self.table, &mut self.scratches, pool, progress);
             }
         }
-        self.done += run.nodes.load(Ordering::Relaxed);
+        let nodes = run.nodes.load(Ordering::Relaxed);
+        self.done += nodes;
+        if greedy {
+            self.spent.quick += nodes;
+        } else {
+            self.spent.attempts += nodes;
+        }
         self.best_home = self.best_home.max(run.best_home.load(Ordering::Relaxed));
         self.peak_path = self.peak_path.max(run.peak_path.load(Ordering::Relaxed));
         self.untracked += u32::from(run.untracked.load(Ordering::Relaxed));
@@ -919,6 +932,8 @@ impl<'a, const W: usize> Context<'a, W> {
             shortest: false,
             first_len: None,
             disk: None,
+            spent: self.spent,
+            cpu_seconds: 0.0,
         }
     }
 }

@@ -175,6 +175,58 @@ pub struct Outcome {
     pub first_len: Option<usize>,
     /// The layered search's spill directory, when it had one (`--spill`).
     pub disk: Option<DiskUse>,
+    /// The nodes each phase of the schedule spent (they add up to `nodes`).
+    pub spent: Spent,
+    /// CPU seconds the solve took (user and system): the solving thread's own with one
+    /// thread, the whole process's with more (exact when the solve runs alone, as in
+    /// `castle solve` and a batch's last pass; see [`cpu_seconds`]).
+    pub cpu_seconds: f64,
+}
+
+/// The nodes each phase of a solve spent (see [`Phase`]): where the time of a deal went, and
+/// what the phases before the deciding one cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Spent {
+    /// The quick phase.
+    pub quick: u64,
+    /// The portfolio's members (every slice).
+    pub portfolio: u64,
+    /// The suit-blind quotient's runs.
+    pub quotient: u64,
+    /// The restarted depth-first attempts (the layered search's expansions too).
+    pub attempts: u64,
+    /// The probes.
+    pub probes: u64,
+}
+
+impl Spent {
+    /// Every phase's nodes.
+    pub const fn total(&self) -> u64 {
+        self.quick + self.portfolio + self.quotient + self.attempts + self.probes
+    }
+}
+
+/// CPU seconds (user and system) used so far: by the calling thread alone (`thread`), or by
+/// the whole process. Linux and the BSDs have both clocks; elsewhere 0.
+pub fn cpu_seconds(thread: bool) -> f64 {
+    #[cfg(unix)]
+    {
+        let clock = if thread {
+            libc::CLOCK_THREAD_CPUTIME_ID
+        } else {
+            libc::CLOCK_PROCESS_CPUTIME_ID
+        };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock_gettime` writes one `timespec`, which lives on this stack.
+        if unsafe { libc::clock_gettime(clock, &mut ts) } == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+        }
+    }
+    let _ = thread;
+    0.0
 }
 
 impl Outcome {
@@ -200,6 +252,8 @@ impl Outcome {
             shortest: false,
             first_len: None,
             disk: None,
+            spent: Spent::default(),
+            cpu_seconds: 0.0,
         }
     }
 }
