@@ -157,7 +157,7 @@ impl Solver {
                     let p = probes.get_or_insert_with(|| {
                         Probes::new(deal, self, t0, probe_bytes, probe_slack, threads, unit)
                     });
-                    p.earn(b);
+                    p.earn(b, deal.rules.stock);
                     if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
                         return out;
                     }
@@ -316,7 +316,28 @@ const EARLY_SLICE: u64 = 4_000;
 /// until it reaches its memory cap; on winnable deals where the depth-first order goes astray
 /// it can find the win far sooner (docs/design.md: sa deal 384 in 5.8 s, against no win in 60 s
 /// without the phase).
-const BEST_FIRST_SHARE: u64 = 16;
+///
+/// It was 16 while the long attempts were also what proved most big lost deals; once the
+/// quotient takes those early ([`QUOTIENT_SHARE_UNBRANCHED`]), the attempts mostly look for
+/// wins, and the portfolio finds them for fewer nodes. Measured on the deals of
+/// beleaguered-castle 1..2000 that took more than 30,000 nodes (166 deals, `castle batch
+/// --seeds LIST --one-pass -j 1`, one build reading the shares from the environment, with the
+/// quotient's shares of this build; the same verdicts in every row):
+///
+/// | best-first share | probe share | nodes | CPU s |
+/// | --- | --- | --- | --- |
+/// | 16 | 8 | 53.6 M | 54.0 |
+/// | 16 | 4 | 53.0 M | 53.3 |
+/// | 16 | 2 | 52.8 M | 50.2 |
+/// | 16 | 1 | 56.5 M | 47.2 |
+/// | 8 | 2 | 50.8 M | 47.5 |
+/// | **4** | **2** | 45.3 M | 45.0 |
+/// | 4 | 1 | 47.1 M | 50.6 |
+/// | 2 | 2 | 43.4 M | 48.2 |
+/// | 2 | 4 | 43.2 M | 46.3 |
+///
+/// (CPU seconds on a machine shared with other jobs: differences under 10% are noise.)
+const BEST_FIRST_SHARE: u64 = 4;
 
 /// [`BEST_FIRST_SHARE`] in a game with a stock (courtyard): half of each attempt, and the
 /// members that dig (`dig`, `disorder`, `home`) four times their share there
@@ -431,8 +452,14 @@ pub const PROBE_NODES: u64 = 2_000;
 /// larger share costs as many nodes and less time here (a probe's nodes seem cheaper, its
 /// table being small; not measured apart), but where only a long attempt can decide, on a big
 /// lost deal, the probes are pure cost: an eighth more nodes at 1/8, half as many again at
-/// 1/2. So 1/8 stays.
-const PROBE_SHARE: u64 = 8;
+/// 1/2. So 1/8 stayed, until the quotient took the big lost deals early
+/// ([`QUOTIENT_SHARE_UNBRANCHED`]): since then the long attempts mostly look for wins, and
+/// 1/2 costs fewer nodes and less time (the table at [`BEST_FIRST_SHARE`]). A game with a
+/// stock keeps 1/8 ([`PROBE_SHARE_STOCK`]).
+const PROBE_SHARE: u64 = 2;
+
+/// [`PROBE_SHARE`] in a game with a stock (courtyard), as it was measured for it.
+const PROBE_SHARE_STOCK: u64 = 8;
 
 /// Most bytes of the probes' table (a thirty-second of `--memory` when that is less). A
 /// probe that outgrows it replaces entries, like any full table.
@@ -486,8 +513,13 @@ impl<'a, const W: usize> Probes<'a, W> {
     }
 
     /// Credits the probes with their share of a long attempt's `budget`.
-    fn earn(&mut self, budget: u64) {
-        self.credit += budget / PROBE_SHARE;
+    fn earn(&mut self, budget: u64, stock: bool) {
+        let share = if stock {
+            PROBE_SHARE_STOCK
+        } else {
+            PROBE_SHARE
+        };
+        self.credit += budget / share;
     }
 
     /// Runs the probes the credit pays for, each counted in `main`'s nodes and `attempts`;
@@ -532,7 +564,7 @@ impl<'a, const W: usize> Probes<'a, W> {
             // that ends within its budget has searched every reachable position.
             // Its outcome counts the states of the table that decided, the probe's.
             let decided = |main: &Context<'a, W>, result| {
-                let mut out = main.outcome(result, *attempts, Some(Phase::Complete));
+                let mut out = main.outcome(result, *attempts, Some(Phase::Probe));
                 out.states = p.table.len() as u64;
                 out.peak_states = out.peak_states.max(p.table.peak_len() as u64);
                 out
@@ -603,15 +635,35 @@ fn quotient_step<const W: usize>(
 /// Node budget of the quotient's first run, right after the quick phase. With the dealt
 /// refinement at `k = 2` the quotient proves every lost deal of beleaguered-castle 1..200
 /// within 7,745 nodes (31,875 in all) and 45 of the 46 lost deals of streets-and-alleys 1..100
-/// within it (the last takes 46,877); on a winnable deal it stops at a branch win or this
+/// within 20,000 (the last takes 46,877); on a winnable deal it stops at a branch win or this
 /// budget, whichever comes first (`cargo run --release --example quotient -- --seeds 1..200
-/// -k 2`; the same with `--variant streets-and-alleys --seeds 1..100`).
-pub const QUOTIENT_FIRST_NODES: u64 = 20_000;
+/// -k 2`; the same with `--variant streets-and-alleys --seeds 1..100`). It was 20,000; with
+/// [`QUOTIENT_SHARE_UNBRANCHED`], 50,000 took the 166 deals of bc 1..2000 that need more than
+/// 30,000 nodes from 57.9 M nodes to 53.6 M (30,000: 53.6 M; 100,000: 50.6 M, with the other
+/// shares of this build: no better).
+pub const QUOTIENT_FIRST_NODES: u64 = 50_000;
 
 /// After the first run the quotient earns `1 / QUOTIENT_SHARE` of each long depth-first
-/// attempt's node budget, and runs when it has earned its next budget: on a winnable deal it
-/// costs at most this share of the exact search's nodes on top of its first run.
+/// attempt's node budget once a run has met a branch win (the deal looks winnable: a won
+/// abstract position is reachable), and runs when it has earned its next budget: on a winnable
+/// deal it costs at most this share of the exact search's nodes on top of its runs before.
 pub const QUOTIENT_SHARE: u64 = 4;
+
+/// Until a run meets a branch win, the quotient earns `QUOTIENT_SHARE_UNBRANCHED` times each
+/// long attempt's budget: a deal whose abstract space shows no win within its first runs looks
+/// lost, and a lost deal is decided by the quotient (bc 1..2000: 619 of the 622 lost deals),
+/// whose nodes are cheap beside the attempts' (bc 1770 is proved by one run of 395,004 nodes in
+/// 0.33 s, while the schedule, the quotient earning a quarter of the attempts, took 9.3 s to
+/// get there). A winnable deal without a branch win pays the extra runs (at most twice the
+/// attempts' nodes) until a branch win or a win ends them.
+///
+/// Measured on the 166 deals of bc 1..2000 that took more than 30,000 nodes (the table at
+/// [`BEST_FIRST_SHARE`]; one build reading the shares from the environment, the probes and
+/// portfolio as before this change, the same verdicts in every row): the lost-looking share
+/// 1/4 (as winnable ones, before) 70.0 M nodes, 79.3 CPU s; 1: 57.9 M, 60.1 s; **2**: 57.0 M,
+/// 57.9 s; 8: 61.0 M, 62.3 s. All of bc 1..2000: 75.7 M nodes and 79.4 s before, 56.5 M and
+/// 57.9 s with this share, the first run of 50,000, probes at 1/2 and the portfolio at 1/8.
+pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
 
 /// The window of the first run. A branch win at window `k` makes the next run use `k + 1`
 /// (fewer cards merged, fewer false branches), up to [`QUOTIENT_MAX_K`].
@@ -650,6 +702,8 @@ pub(super) struct QuotientSchedule {
     credit: u64,
     /// No more runs (refused rules, memory, or a branch win at the largest window).
     off: bool,
+    /// Some run met a branch win: the deal looks winnable (see [`QUOTIENT_SHARE`]).
+    branched: bool,
 }
 
 /// What a run of the quotient phase decided.
@@ -676,12 +730,19 @@ impl QuotientSchedule {
             budget: QUOTIENT_FIRST_NODES,
             credit: QUOTIENT_FIRST_NODES,
             off: false,
+            branched: false,
         }
     }
 
-    /// Credits the phase with its share of a long attempt's `budget`.
+    /// Credits the phase with its share of a long attempt's `budget`: a quarter once a run
+    /// met a branch win, twice the budget before (see [`QUOTIENT_SHARE_UNBRANCHED`]).
     pub(super) fn earn(&mut self, budget: u64) {
-        self.credit = self.credit.saturating_add(budget / QUOTIENT_SHARE);
+        let share = if self.branched {
+            budget / QUOTIENT_SHARE
+        } else {
+            budget.saturating_mul(QUOTIENT_SHARE_UNBRANCHED)
+        };
+        self.credit = self.credit.saturating_add(share);
     }
 
     /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
@@ -736,6 +797,7 @@ impl QuotientSchedule {
                     }
                 }
                 QuotientVerdict::BranchWin => {
+                    self.branched = true;
                     // A branch win whose line is legal on the deal itself is a win (every
                     // branch it took was the real card); otherwise a wider window.
                     if let Some(line) = quotient::concrete_line(deal, &r.line) {

@@ -316,8 +316,13 @@ pub enum Phase {
     /// (see [`super::portfolio`]). They use only exact reductions but may stop before they
     /// have seen everything, so they only ever report a win.
     BestFirst(super::portfolio::Member),
-    /// The complete search (every reduction proved to keep every win).
+    /// The complete search (every reduction proved to keep every win): one of the restarted
+    /// depth-first attempts.
     Complete,
+    /// A probe: a short depth-first attempt in a new move order on a small table of its own
+    /// (see [`super::PROBE_NODES`]), as exact as any attempt: its win is a win, and a probe
+    /// that ends within its budget has searched every reachable position.
+    Probe,
     /// The suit-blind quotient (see [`super::quotient`]): it exhausted an over-approximation of
     /// the reachable positions and met no win, a proof of `unsolvable`; or it met a won
     /// abstract position whose line is legal on the deal itself (every branch it took was the
@@ -335,6 +340,7 @@ impl Phase {
             Phase::Quick => "quick",
             Phase::BestFirst(m) => m.phase(),
             Phase::Complete => "complete",
+            Phase::Probe => "probe",
             Phase::Quotient => "quotient",
             Phase::Layered => "layered",
         }
