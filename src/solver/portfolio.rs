@@ -257,9 +257,11 @@ impl Member {
 }
 
 /// The least slice the relocating members run in ([`Member::joins_at`]): 50,000 positions of
-/// the best-first member's, a sixteenth of a depth-first attempt of 800,000 nodes (the
-/// attempts double from 20,000, so they join at the one of 1.28 million, some 2.5 million
-/// nodes into a solve), so that a deal decided sooner never pays for them. Their positions
+/// the best-first member's, a quarter of a depth-first attempt of 200,000 nodes (the
+/// attempts double from 20,000, so they join at the one of 320,000, some 1.5 million nodes
+/// into a solve; with the sixteenth the portfolio had before the tail was measured, at the
+/// one of 1.28 million, and the figures below are from then), so that a deal decided sooner
+/// never pays for them. Their positions
 /// cost more than the others' (each step is a chain of moves, and a position has many): with
 /// them in every slice from the first, `castle bench -j 1 -v bc` took 9.0 s against 8.2
 /// (8,362,649 nodes against 8,181,060). Joining here rather than at the attempts of 5.12
