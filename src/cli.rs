@@ -241,6 +241,11 @@ pub struct StatsArgs {
     /// Draw the win rates, solution lengths, lost deals' scores and times to this SVG file.
     #[arg(long, value_name = "SVG")]
     pub plot: Option<PathBuf>,
+    /// Write the tables of data/tables into DIR: one bit per deal (winnable or not) for each
+    /// variant and options, and their win rates in DIR/winrates.csv (every deal of each range
+    /// must be decided)
+    #[arg(long, value_name = "DIR")]
+    pub table: Option<PathBuf>,
 }
 
 /// Output formats of `stats`.

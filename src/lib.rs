@@ -20,6 +20,7 @@
 //! - [`analyze`]: every legal move from a position with the verdict after it.
 //! - [`batch`]: seed ranges solved in parallel into resumable CSV rows.
 //! - [`stats`]: batch rows merged and summarised (win rates, quantiles).
+//! - [`winrates`]: the published tables: one bit per deal and the win rates of `data/tables/`.
 //! - [`mod@bench`]: the fixed benchmark sets and the tables of `castle bench`.
 //! - [`text`]: input bytes to text (UTF-8 named by line and byte), long tokens cut in messages.
 //! - [`error`]: the error of the library's commands ([`Error`]).
@@ -134,6 +135,7 @@ pub mod state;
 pub mod stats;
 pub mod text;
 pub mod verify;
+pub mod winrates;
 
 pub use card::{Card, Suit};
 pub use deal::Deal;

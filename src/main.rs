@@ -216,6 +216,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for f in &a.files {
                 rows.extend(stats::read_rows(f)?);
             }
+            if let Some(dir) = &a.table {
+                for f in castle::winrates::write(dir, &rows)? {
+                    eprintln!("wrote {}", f.display());
+                }
+            }
             let merged = stats::merge(rows);
             match a.format {
                 cli::StatsFormat::Text => stats::write(&mut out, &merged, a.csv.as_deref())?,
