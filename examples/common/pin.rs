@@ -1,0 +1,835 @@
+//! Experimental: courtyard abstracted by pinning card values (see courtyard_cegar.rs).
+//!
+//! Every physical card has an id: the waste's cards (bottom first), then the stock's (next
+//! first), then the tableau's. A state keeps each id's status. Pinned values keep the real
+//! structure among themselves; unpinned cards, once out of the waste, are "out": at once in
+//! the tableau (present as a parent for any number of cards) and home (counted for the
+//! foundations).
+
+use castle::Deal;
+
+pub const N: usize = 104;
+pub const WASTE: u8 = 0; // or stock, by id
+pub const OUT: u8 = 1;
+pub const HOME: u8 = 2;
+pub const BASE: u8 = 3;
+pub const FREE: u8 = 4;
+pub const ON0: u8 = 5; // on copy 0 of the parent value
+pub const ON1: u8 = 6; // on copy 1
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    No,
+    Now,
+    Pend,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mv {
+    Deal,
+    WasteHome,
+    /// waste top onto a status (FREE, ON0, ON1)
+    WastePut(u8),
+    Home(u8, Fill),
+    Put(u8, u8, Fill),
+    Release(u8, Fill),
+    FillPending,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct St {
+    pub i: u8,
+    pub pend: u8,
+    pub st: [u8; N],
+}
+
+pub struct Game {
+    pub n: usize,
+    pub card: [u8; N],
+    pub w0: usize,
+    pub s0: usize,
+    pub pinned: [bool; 52],
+    pub home0: [u8; 52],
+    pub copies: [[u8; 2]; 52],
+    pub pend_ok: bool,
+    pub keep: bool,
+    pub root0: St,
+    pub kept: std::cell::RefCell<Vec<St>>,
+}
+
+fn rank(v: usize) -> usize {
+    v / 4 + 1
+}
+
+/// Per-state facts computed once per expansion.
+pub struct Info {
+    /// ids with a pinned card on them
+    pub blocked: u128,
+    /// copies of each value in the tableau
+    pub intab: [u8; 52],
+    /// ranks (bit r) of each suit that fit a foundation
+    pub fit: [u16; 4],
+    pub top: Option<usize>,
+}
+
+impl Game {
+    pub fn new(deal: &Deal, pinned: [bool; 52]) -> (Game, St) {
+        let mut card = [0u8; N];
+        let mut st = [0u8; N];
+        let mut n = 0;
+        for c in deal.waste.iter().chain(&deal.stock) {
+            card[n] = c.index() as u8;
+            n += 1;
+        }
+        let w0 = deal.waste.len();
+        let s0 = deal.stock.len();
+        let mut piles_ids = Vec::new();
+        for pile in &deal.tableau {
+            let mut ids = Vec::new();
+            for c in pile {
+                card[n] = c.index() as u8;
+                ids.push(n);
+                n += 1;
+            }
+            piles_ids.push(ids);
+        }
+        let mut copies = [[255u8; 2]; 52];
+        for id in 0..n {
+            let c = &mut copies[card[id] as usize];
+            if c[0] == 255 {
+                c[0] = id as u8;
+            } else {
+                c[1] = id as u8;
+            }
+        }
+        for ids in &piles_ids {
+            for (k, &id) in ids.iter().enumerate() {
+                let v = card[id] as usize;
+                st[id] = if k == 0 {
+                    BASE
+                } else if !pinned[v] {
+                    OUT
+                } else {
+                    let below = ids[k - 1];
+                    if k - 1 == 0 || pinned[card[below] as usize] {
+                        if copies[v + 4][0] as usize == below {
+                            ON0
+                        } else {
+                            ON1
+                        }
+                    } else {
+                        FREE
+                    }
+                };
+            }
+        }
+        let mut home0 = [0u8; 52];
+        for s in 0..4 {
+            for f in [s, s + 4] {
+                for r in 1..=deal.foundations[f] as usize {
+                    home0[(r - 1) * 4 + s] += 1;
+                }
+            }
+        }
+        let g = Game {
+            n,
+            card,
+            w0,
+            s0,
+            pinned,
+            home0,
+            copies,
+            pend_ok: pinned.iter().any(|&p| !p),
+            keep: std::env::var_os("PIN_STATS").is_some(),
+            kept: Default::default(),
+            root0: St { i: 0, pend: 0, st },
+        };
+        let mut s = St { i: 0, pend: 0, st };
+        g.close(&mut s);
+        (g, s)
+    }
+
+    pub fn waste_top(&self, s: &St) -> Option<usize> {
+        s.st[..self.w0 + s.i as usize]
+            .iter()
+            .rposition(|&c| c == WASTE)
+    }
+
+    pub fn in_tableau(c: u8) -> bool {
+        c == OUT || c >= BASE
+    }
+
+    /// The id a pinned card with status ON0/ON1 lies on.
+    pub fn below(&self, id: usize, c: u8) -> usize {
+        self.copies[self.card[id] as usize + 4][(c - ON0) as usize] as usize
+    }
+
+    pub fn info(&self, s: &St) -> Info {
+        let mut blocked = 0u128;
+        let mut intab = [0u8; 52];
+        let mut av = [0u8; 52];
+        let mut must = [0u8; 52];
+        for v in 0..52 {
+            av[v] = self.home0[v];
+            must[v] = self.home0[v];
+        }
+        for id in 0..self.n {
+            let c = s.st[id];
+            let v = self.card[id] as usize;
+            if c >= ON0 {
+                blocked |= 1 << self.below(id, c);
+            }
+            if Game::in_tableau(c) {
+                intab[v] += 1;
+            }
+            if c == OUT {
+                av[v] += 1;
+            } else if c == HOME {
+                av[v] += 1;
+                must[v] += 1;
+            }
+        }
+        let mut fit = [0u16; 4];
+        for (su, f) in fit.iter_mut().enumerate() {
+            // A1/A2: highest h with >= 1 / >= 2 available copies of every rank up to h;
+            // M1/M2: highest rank with >= 1 / >= 2 copies that must be home.
+            let (mut a1, mut a2, mut m1, mut m2) = (0, 0, 0, 0);
+            let (mut go1, mut go2) = (true, true);
+            for r in 1..=13 {
+                let v = (r - 1) * 4 + su;
+                go1 &= av[v] >= 1;
+                go2 &= av[v] >= 2;
+                if go1 {
+                    a1 = r;
+                }
+                if go2 {
+                    a2 = r;
+                }
+                if must[v] >= 1 {
+                    m1 = r;
+                }
+                if must[v] >= 2 {
+                    m2 = r;
+                }
+            }
+            for r in 1..=13usize {
+                let x = r - 1;
+                let as_high = x >= m1 && x <= a1 && m2 <= a2.min(x);
+                let as_low = x >= m2 && x <= a2 && m1.max(x) <= a1;
+                if as_high || as_low {
+                    *f |= 1 << r;
+                }
+            }
+        }
+        Info {
+            blocked,
+            intab,
+            fit,
+            top: self.waste_top(s),
+        }
+    }
+
+    pub fn fits(&self, inf: &Info, v: usize) -> bool {
+        inf.fit[v % 4] & (1 << rank(v)) != 0
+    }
+
+    fn can_leave(&self, inf: &Info, v: usize) -> bool {
+        self.fits(inf, v) || (rank(v) < 13 && inf.intab[v + 4] > 0)
+    }
+
+    /// Greedy: unpinned waste tops that can leave go out.
+    pub fn close(&self, s: &mut St) {
+        loop {
+            let inf = self.info(s);
+            let Some(t) = inf.top else { return };
+            let v = self.card[t] as usize;
+            if !self.pinned[v] && self.can_leave(&inf, v) {
+                s.st[t] = OUT;
+            } else if self.pinned[v] && self.free_target(s, v) {
+                s.st[t] = FREE;
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Whether a pinned card of value v may go FREE (an unpinned copy of its parent is out).
+    fn free_target(&self, s: &St, v: usize) -> bool {
+        rank(v) < 13
+            && !self.pinned[v + 4]
+            && self.copies[v + 4]
+                .iter()
+                .any(|&y| y != 255 && s.st[y as usize] == OUT)
+    }
+
+    pub fn won(&self, s: &St) -> bool {
+        s.i as usize == self.s0 && self.waste_top(s).is_none()
+    }
+
+    /// Targets for pinned value v: FREE, ON0, ON1.
+    fn targets(&self, s: &St, inf: &Info, v: usize, out: &mut Vec<u8>) {
+        out.clear();
+        if rank(v) == 13 {
+            return;
+        }
+        let p = v + 4;
+        for (k, &y) in self.copies[p].iter().enumerate() {
+            if y == 255 {
+                continue;
+            }
+            let c = s.st[y as usize];
+            let free = inf.blocked & (1 << y) == 0;
+            if (c == BASE || (self.pinned[p] && Game::in_tableau(c))) && free {
+                out.push(ON0 + k as u8);
+            } else if c == OUT && !out.contains(&FREE) {
+                out.push(FREE);
+            }
+        }
+    }
+
+    /// Whether a slot may be left pending: only when an unpinned card dealt after the waste
+    /// top went out (the greedy step's dominance needs no more).
+    pub fn pend_allowed(&self, s: &St, top: Option<usize>) -> bool {
+        let from = top.map_or(0, |t| t + 1);
+        (from..self.w0 + s.i as usize).any(|id| s.st[id] == OUT || s.st[id] == FREE)
+    }
+
+    fn fills(&self, k: St, top: Option<usize>, out: &mut Vec<(Mv, St)>, mk: impl Fn(Fill) -> Mv) {
+        let mut now = k;
+        if let Some(t) = top {
+            now.st[t] = BASE;
+        } else if (now.i as usize) < self.s0 {
+            now.st[self.w0 + now.i as usize] = BASE;
+            now.i += 1;
+        }
+        out.push((mk(Fill::Now), now));
+        if self.pend_ok && (top.is_some() || (k.i as usize) < self.s0) && self.pend_allowed(&k, top)
+        {
+            let mut p = k;
+            p.pend += 1;
+            out.push((mk(Fill::Pend), p));
+        }
+    }
+
+    /// The children before the greedy step, the moves to try first first.
+    pub fn kids_pre(&self, s: &St, out: &mut Vec<(Mv, St)>) {
+        out.clear();
+        let inf = self.info(s);
+        let mut tg = Vec::new();
+        if let Some(t) = inf.top {
+            let v = self.card[t] as usize;
+            if self.pinned[v] {
+                if self.fits(&inf, v) {
+                    let mut k = *s;
+                    k.st[t] = HOME;
+                    out.push((Mv::WasteHome, k));
+                }
+                self.targets(s, &inf, v, &mut tg);
+                for &g in &tg {
+                    let mut k = *s;
+                    k.st[t] = g;
+                    out.push((Mv::WastePut(g), k));
+                }
+            }
+        }
+        for id in 0..self.n {
+            let c = s.st[id];
+            if !(c >= BASE) || inf.blocked & (1 << id) != 0 {
+                continue;
+            }
+            let v = self.card[id] as usize;
+            let base = c == BASE;
+            if self.pinned[v] {
+                if self.fits(&inf, v) {
+                    let mut k = *s;
+                    k.st[id] = HOME;
+                    if base {
+                        self.fills(k, inf.top, out, |f| Mv::Home(id as u8, f));
+                    } else {
+                        out.push((Mv::Home(id as u8, Fill::No), k));
+                    }
+                }
+                self.targets(s, &inf, v, &mut tg);
+                for &g in &tg {
+                    if g == c {
+                        continue;
+                    }
+                    let mut k = *s;
+                    k.st[id] = g;
+                    if base {
+                        self.fills(k, inf.top, out, |f| Mv::Put(id as u8, g, f));
+                    } else {
+                        out.push((Mv::Put(id as u8, g, Fill::No), k));
+                    }
+                }
+            } else if base && self.can_leave(&inf, v) {
+                let mut k = *s;
+                k.st[id] = OUT;
+                self.fills(k, inf.top, out, |f| Mv::Release(id as u8, f));
+            }
+        }
+        if s.pend > 0 {
+            let mut k = *s;
+            k.pend -= 1;
+            if let Some(t) = inf.top {
+                k.st[t] = BASE;
+                out.push((Mv::FillPending, k));
+            } else if (k.i as usize) < self.s0 {
+                k.st[self.w0 + k.i as usize] = BASE;
+                k.i += 1;
+                out.push((Mv::FillPending, k));
+            }
+        }
+        if (s.i as usize) < self.s0 {
+            let mut k = *s;
+            k.i += 1;
+            out.push((Mv::Deal, k));
+        }
+        out.reverse();
+    }
+
+    pub fn kids(&self, s: &St, out: &mut Vec<(Mv, St)>) {
+        self.kids_pre(s, out);
+        for (_, k) in out.iter_mut() {
+            self.close(k);
+        }
+    }
+
+    fn stats(&self, stack: &[(Mv, St, Vec<(Mv, St)>)]) {
+        // re-explore a sample: the kids lists on the stack
+        let mut pin_p: std::collections::HashSet<Vec<u8>> = Default::default();
+        let mut unp_p: std::collections::HashSet<Vec<u8>> = Default::default();
+        let mut n = 0;
+        let _ = stack;
+        let kept = self.kept.borrow();
+        let mut by_i = [0usize; 100];
+        {
+            for st in kept.iter() {
+                by_i[st.i as usize] += 1;
+                n += 1;
+                let mut a = vec![st.i, st.pend];
+                let mut b = vec![st.i];
+                for id in 0..self.n {
+                    if self.pinned[self.card[id] as usize] {
+                        a.push(st.st[id]);
+                    } else {
+                        b.push(st.st[id]);
+                    }
+                }
+                pin_p.insert(a);
+                unp_p.insert(b);
+            }
+        }
+        eprintln!(
+            "states {n}: pinned projections {}, unpinned {}",
+            pin_p.len(),
+            unp_p.len()
+        );
+        eprintln!("by i: {:?}", &by_i[..93]);
+    }
+
+    fn key(&self, s: &St) -> [u64; 7] {
+        let mut k = [0u64; 7];
+        k[6] = u64::from(s.i) << 48 | u64::from(s.pend) << 40;
+        for id in 0..self.n {
+            k[id / 16] |= u64::from(s.st[id]) << (4 * (id % 16));
+        }
+        k
+    }
+
+    /// Ok(Some(path)) won (each state with the move into it), Ok(None) lost, Err over
+    /// `max` states; with the states stored.
+    #[allow(clippy::type_complexity)]
+    pub fn solve(&self, root: &St, max: usize) -> (Result<Option<Vec<(Mv, St)>>, ()>, usize) {
+        let mut seen: ahash::HashSet<[u64; 7]> = Default::default();
+        seen.insert(self.key(root));
+        if self.won(root) {
+            return (Ok(Some(vec![(Mv::Deal, *root)])), 1);
+        }
+        let mut kids = Vec::new();
+        self.kids(root, &mut kids);
+        let mut stack: Vec<(Mv, St, Vec<(Mv, St)>)> = vec![(Mv::Deal, *root, kids)];
+        while let Some((_, _, ks)) = stack.last_mut() {
+            let Some((m, k)) = ks.pop() else {
+                stack.pop();
+                continue;
+            };
+            if !seen.insert(self.key(&k)) {
+                continue;
+            }
+            if self.keep {
+                self.kept.borrow_mut().push(k);
+            }
+            if seen.len() > max {
+                if std::env::var_os("PIN_STATS").is_some() {
+                    self.stats(&stack);
+                }
+                return (Err(()), seen.len());
+            }
+            if self.won(&k) {
+                let mut path: Vec<(Mv, St)> = stack.iter().map(|(m, s, _)| (*m, *s)).collect();
+                path.push((m, k));
+                return (Ok(Some(path)), seen.len());
+            }
+            let mut kk = Vec::new();
+            self.kids(&k, &mut kk);
+            stack.push((m, k, kk));
+        }
+        (Ok(None), seen.len())
+    }
+}
+
+/// The real game on the same ids, for replaying abstract lines.
+pub struct Real {
+    pub piles: Vec<Vec<usize>>,
+    pub waste: Vec<usize>,
+    pub i: usize,
+    pub found: [[u8; 2]; 4],
+}
+
+/// Why a replay failed: values to pin.
+pub type Pins = Vec<usize>;
+
+impl Real {
+    pub fn new(g: &Game, deal: &Deal) -> Real {
+        let mut piles = Vec::new();
+        let mut id = g.w0 + g.s0;
+        for p in &deal.tableau {
+            piles.push((id..id + p.len()).collect());
+            id += p.len();
+        }
+        let mut found = [[0u8; 2]; 4];
+        for (s, f) in found.iter_mut().enumerate() {
+            *f = [deal.foundations[s], deal.foundations[s + 4]];
+        }
+        Real {
+            piles,
+            waste: (0..g.w0).collect(),
+            i: 0,
+            found,
+        }
+    }
+
+    fn fits(&self, v: usize) -> Option<usize> {
+        let (su, r) = (v % 4, rank(v) as u8);
+        (0..2).find(|&f| self.found[su][f] == r - 1)
+    }
+
+    fn pile_of(&self, id: usize) -> Option<(usize, usize)> {
+        for (p, pile) in self.piles.iter().enumerate() {
+            if let Some(k) = pile.iter().position(|&x| x == id) {
+                return Some((p, k));
+            }
+        }
+        None
+    }
+
+    fn top_with(&self, g: &Game, v: usize) -> Option<usize> {
+        self.piles
+            .iter()
+            .position(|p| p.last().is_some_and(|&t| g.card[t] as usize == v))
+    }
+
+    /// Brings unpinned cards of `v`'s suit home from the tops (never a pile's last card)
+    /// until `v` fits. Err: the values in the way.
+    fn raise(&mut self, g: &Game, v: usize) -> Result<usize, Pins> {
+        if let Some(f) = self.fits(v) {
+            return Ok(f);
+        }
+        let (su, r) = (v % 4, rank(v) as u8);
+        let cand: Vec<usize> = (0..2).filter(|&f| self.found[su][f] < r - 1).collect();
+        let Some(&f) = cand.iter().max_by_key(|&&f| self.found[su][f]) else {
+            return Err(vec![]);
+        };
+        while self.found[su][f] < r - 1 {
+            let need = self.found[su][f] as usize * 4 + su;
+            let p = (0..self.piles.len()).find(|&p| {
+                let l = self.piles[p].len();
+                l > 1 && g.card[self.piles[p][l - 1]] as usize == need
+            });
+            match p {
+                Some(p) if !g.pinned[need] => {
+                    self.piles[p].pop();
+                    self.found[su][f] += 1;
+                }
+                _ => {
+                    let mut pins = vec![need];
+                    for pile in &self.piles {
+                        if let Some(k) = pile.iter().position(|&x| g.card[x] as usize == need) {
+                            if k + 1 < pile.len() {
+                                pins.push(g.card[pile[k + 1]] as usize);
+                            }
+                        }
+                    }
+                    return Err(pins);
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    fn fill(&mut self, g: &Game, p: usize) {
+        if self.piles[p].is_empty() {
+            if let Some(t) = self.waste.pop() {
+                self.piles[p].push(t);
+            } else if self.i < g.s0 {
+                self.piles[p].push(g.w0 + self.i);
+                self.i += 1;
+            }
+        }
+    }
+
+    /// Puts card `id` (already taken from where it was) where the abstract status `to`
+    /// says: home, onto a real top parent, or onto a given copy. `fits` and `present`: why
+    /// the abstraction let an unpinned card out.
+    fn place(&mut self, g: &Game, id: usize, to: u8, why: (bool, bool)) -> Result<(), Pins> {
+        let v = g.card[id] as usize;
+        match to {
+            HOME => {
+                let f = self.raise(g, v)?;
+                self.found[v % 4][f] += 1;
+                Ok(())
+            }
+            ON0 | ON1 => {
+                if rank(v) == 13 {
+                    return Err(vec![v]);
+                }
+                let y = g.copies[v + 4][(to - ON0) as usize] as usize;
+                let (p, k) = self.pile_of(y).ok_or(vec![v + 4])?;
+                if k + 1 != self.piles[p].len() {
+                    return Err(vec![g.card[self.piles[p][k + 1]] as usize, v + 4]);
+                }
+                self.piles[p].push(id);
+                Ok(())
+            }
+            FREE => {
+                let p = self.top_with(g, v + 4).ok_or(vec![v + 4, v])?;
+                self.piles[p].push(id);
+                Ok(())
+            }
+            _ => {
+                // OUT: home, else onto a parent
+                if let Some(f) = self.fits(v) {
+                    self.found[v % 4][f] += 1;
+                    return Ok(());
+                }
+                if rank(v) < 13 {
+                    if let Some(p) = self.top_with(g, v + 4) {
+                        self.piles[p].push(id);
+                        return Ok(());
+                    }
+                }
+                let (fits, present) = why;
+                if present {
+                    return Err(vec![v + 4, v]);
+                }
+                if fits {
+                    let f = self.raise(g, v)?;
+                    self.found[v % 4][f] += 1;
+                    return Ok(());
+                }
+                Err(vec![v])
+            }
+        }
+    }
+
+    /// Replays one abstract step `a -> b` by `mv`; Err(values to pin).
+    pub fn step(&mut self, g: &Game, a: &St, mv: Mv, b: &St) -> Result<(), Pins> {
+        let inf = g.info(a);
+        let why = |v: usize| (g.fits(&inf, v), rank(v) < 13 && inf.intab[v + 4] > 0);
+        let take_top = |r: &mut Real, id: usize| -> Result<usize, Pins> {
+            let (p, k) = r.pile_of(id).ok_or(vec![g.card[id] as usize])?;
+            if k + 1 != r.piles[p].len() {
+                return Err(vec![
+                    g.card[r.piles[p][k + 1]] as usize,
+                    g.card[id] as usize,
+                ]);
+            }
+            r.piles[p].pop();
+            Ok(p)
+        };
+        let fill = |r: &mut Real, p: usize, f: Fill| -> Result<(), Pins> {
+            if r.piles[p].is_empty() {
+                if f == Fill::Pend {
+                    let from = inf.top.map_or(0, |t| t + 1);
+                    return Err((from..g.w0 + a.i as usize)
+                        .filter(|&id| a.st[id] == OUT || a.st[id] == FREE)
+                        .map(|id| g.card[id] as usize)
+                        .collect());
+                }
+                r.fill(g, p);
+            }
+            Ok(())
+        };
+        match mv {
+            Mv::Deal => {
+                self.waste.push(g.w0 + self.i);
+                self.i += 1;
+            }
+            Mv::FillPending => return Err(vec![]),
+            Mv::WasteHome | Mv::WastePut(_) => {
+                let t = self.waste.pop().unwrap();
+                let to = if let Mv::WastePut(g) = mv { g } else { HOME };
+                if let Err(e) = self.place(g, t, to, (false, false)) {
+                    self.waste.push(t);
+                    return Err(e);
+                }
+            }
+            Mv::Home(id, f) | Mv::Put(id, _, f) => {
+                let to = if let Mv::Put(_, g, _) = mv { g } else { HOME };
+                let id = id as usize;
+                let p = take_top(self, id)?;
+                if let Err(e) = self.place(g, id, to, (false, false)) {
+                    self.piles[p].push(id);
+                    return Err(e);
+                }
+                fill(self, p, f)?;
+            }
+            Mv::Release(id, f) => {
+                let id = id as usize;
+                let v = g.card[id] as usize;
+                let (p, _) = self.pile_of(id).unwrap();
+                if self.piles[p].len() > 1 {
+                    return Err(vec![g.card[self.piles[p][1]] as usize, v]);
+                }
+                self.piles[p].pop();
+                if let Err(e) = self.place(g, id, OUT, why(v)) {
+                    self.piles[p].push(id);
+                    return Err(e);
+                }
+                fill(self, p, f)?;
+            }
+        }
+        self.outs(g, a, b)
+    }
+
+    /// Plays the greedy step's outs of the abstract step `a -> b` (the waste tops that
+    /// went out).
+    pub fn outs(&mut self, g: &Game, a: &St, b: &St) -> Result<(), Pins> {
+        while let Some(&t) = self.waste.last() {
+            if b.st[t] != OUT && b.st[t] != FREE {
+                break;
+            }
+            let mid = {
+                let mut m = *b;
+                for id in 0..g.n {
+                    if id <= t && a.st[id] == WASTE && (b.st[id] == OUT || b.st[id] == FREE) {
+                        m.st[id] = WASTE;
+                    }
+                }
+                m
+            };
+            let i2 = g.info(&mid);
+            let v = g.card[t] as usize;
+            let why = (g.fits(&i2, v), rank(v) < 13 && i2.intab[v + 4] > 0);
+            self.waste.pop();
+            if let Err(e) = self.place(g, t, b.st[t], why) {
+                self.waste.push(t);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a refinement loop ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// An abstraction has no win: the deal is lost.
+    Lost,
+    /// An abstract line replayed to a real one that empties stock and waste.
+    Won,
+    /// The abstract search ran past its state budget.
+    Limit,
+}
+
+/// One round's record: pinned values, abstract states searched, line length, where it failed.
+pub struct Round {
+    pub pinned: usize,
+    pub states: usize,
+    pub line: usize,
+    pub failed_at: Option<usize>,
+    pub new: Vec<usize>,
+}
+
+/// The refinement loop from nothing pinned.
+pub fn cegar(deal: &Deal, max: usize, mut log: impl FnMut(&Round)) -> (End, Vec<Round>) {
+    let mut pinned = [false; 52];
+    let mut rounds = Vec::new();
+    loop {
+        let (g, root) = Game::new(deal, pinned);
+        let (r, n) = g.solve(&root, max);
+        let np = pinned.iter().filter(|&&p| p).count();
+        let path = match r {
+            Err(()) => return (End::Limit, rounds),
+            Ok(None) => return (End::Lost, rounds),
+            Ok(Some(path)) => path,
+        };
+        let mut real = Real::new(&g, deal);
+        let mut fail = real.outs(&g, &g.root0, &path[0].1).err().map(|p| (0, p));
+        if fail.is_none() {
+            for k in 1..path.len() {
+                if let Err(p) = real.step(&g, &path[k - 1].1, path[k].0, &path[k].1) {
+                    fail = Some((k, p));
+                    break;
+                }
+            }
+        }
+        let Some((k, p)) = fail else {
+            let r = Round {
+                pinned: np,
+                states: n,
+                line: path.len(),
+                failed_at: None,
+                new: vec![],
+            };
+            log(&r);
+            rounds.push(r);
+            return (End::Won, rounds);
+        };
+        if std::env::var_os("PIN_DEBUG").is_some() {
+            eprintln!("fail at {k}: move {:?} pins {:?}", path[k].0, p);
+            eprintln!(
+                "  real waste top {:?} piles {:?}",
+                real.waste.last().map(|&t| g.card[t]),
+                real.piles
+                    .iter()
+                    .map(|p| p.iter().map(|&x| g.card[x]).collect::<Vec<_>>())
+                    .collect::<Vec<_>>()
+            );
+            eprintln!("  found {:?}", real.found);
+            let a = &path[k - 1].1;
+            eprintln!("  abstract top {:?}", g.waste_top(a).map(|t| g.card[t]));
+        }
+        let mut new: Vec<usize> = p.into_iter().filter(|&v| !pinned[v]).collect();
+        new.sort_unstable();
+        new.dedup();
+        if new.is_empty() {
+            // Nothing named: pin the real waste's cards from the top, then any value.
+            new = real
+                .waste
+                .iter()
+                .rev()
+                .map(|&id| g.card[id] as usize)
+                .chain(0..52)
+                .filter(|&v| !pinned[v])
+                .take(1)
+                .collect();
+        }
+        if new.is_empty() {
+            return (End::Limit, rounds);
+        }
+        for &v in &new {
+            pinned[v] = true;
+        }
+        let r = Round {
+            pinned: np,
+            states: n,
+            line: path.len(),
+            failed_at: Some(k),
+            new,
+        };
+        log(&r);
+        rounds.push(r);
+    }
+}
