@@ -37,7 +37,7 @@ fn main() {
     for seed in first..=last {
         let deal = Deal::from_seed(Variant::Courtyard.rules(), seed);
         let t0 = std::time::Instant::now();
-        let (end, rounds) = pin::cegar(&deal, max, |r| {
+        let (end, rounds, line) = pin::cegar(&deal, max, |r| {
             if verbose {
                 eprintln!(
                     "  {seed}: pinned {} states {} line {} failed at {:?} pin {:?}",
@@ -49,13 +49,18 @@ fn main() {
                 );
             }
         });
+        let checked = line.map(|l| match castle::check::check_win(&deal, &l) {
+            Ok(()) => format!("replays ({} moves)", l.len()),
+            Err(e) => format!("DOES NOT REPLAY: {e}"),
+        });
         let last = rounds.last();
         println!(
-            "{seed}\t{end:?}\t{}\t{}\t{}\t{:.1}",
+            "{seed}\t{end:?}\t{}\t{}\t{}\t{:.1}\t{}",
             rounds.len(),
             last.map_or(0, |r| r.pinned + r.new.len()),
             last.map_or(0, |r| r.states),
-            t0.elapsed().as_secs_f64()
+            t0.elapsed().as_secs_f64(),
+            checked.unwrap_or_default()
         );
     }
 }

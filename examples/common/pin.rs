@@ -6,7 +6,8 @@
 //! the tableau (present as a parent for any number of cards) and home (counted for the
 //! foundations).
 
-use castle::Deal;
+use castle::check::Step;
+use castle::{Card, Deal};
 
 pub const N: usize = 104;
 pub const WASTE: u8 = 0; // or stock, by id
@@ -479,16 +480,26 @@ impl Game {
     }
 }
 
-/// The real game on the same ids, for replaying abstract lines.
+/// The real game on the same ids, for replaying abstract lines. It records every move it
+/// plays as the checker's steps.
 pub struct Real {
     pub piles: Vec<Vec<usize>>,
     pub waste: Vec<usize>,
     pub i: usize,
     pub found: [[u8; 2]; 4],
+    pub steps: Vec<Step>,
+    card: Vec<Card>,
 }
 
 /// Why a replay failed: values to pin.
 pub type Pins = Vec<usize>;
+
+/// Where a card goes.
+#[derive(Clone, Copy)]
+enum Dest {
+    Home(usize),
+    Pile(usize),
+}
 
 impl Real {
     pub fn new(g: &Game, deal: &Deal) -> Real {
@@ -502,11 +513,20 @@ impl Real {
         for (s, f) in found.iter_mut().enumerate() {
             *f = [deal.foundations[s], deal.foundations[s + 4]];
         }
+        let card = deal
+            .waste
+            .iter()
+            .chain(&deal.stock)
+            .chain(deal.tableau.iter().flatten())
+            .copied()
+            .collect();
         Real {
             piles,
             waste: (0..g.w0).collect(),
             i: 0,
             found,
+            steps: Vec::new(),
+            card,
         }
     }
 
@@ -524,15 +544,22 @@ impl Real {
         None
     }
 
-    fn top_with(&self, g: &Game, v: usize) -> Option<usize> {
-        self.piles
-            .iter()
-            .position(|p| p.last().is_some_and(|&t| g.card[t] as usize == v))
+    fn top_with(&self, g: &Game, v: usize, not: Option<usize>) -> Option<usize> {
+        (0..self.piles.len()).find(|&p| {
+            Some(p) != not
+                && self.piles[p]
+                    .last()
+                    .is_some_and(|&t| g.card[t] as usize == v)
+        })
     }
 
-    /// Brings unpinned cards of `v`'s suit home from the tops (never a pile's last card)
-    /// until `v` fits. Err: the values in the way.
-    fn raise(&mut self, g: &Game, v: usize) -> Result<usize, Pins> {
+    fn record(&mut self, id: usize, from: String, to: String) {
+        self.steps.push(Step::single(self.card[id], &from, &to));
+    }
+
+    /// Brings unpinned cards of `v`'s suit home from the tops (never a pile's last card, and
+    /// never from pile `keep`) until `v` fits. Err: the values in the way.
+    fn raise(&mut self, g: &Game, v: usize, keep: Option<usize>) -> Result<usize, Pins> {
         if let Some(f) = self.fits(v) {
             return Ok(f);
         }
@@ -545,12 +572,13 @@ impl Real {
             let need = self.found[su][f] as usize * 4 + su;
             let p = (0..self.piles.len()).find(|&p| {
                 let l = self.piles[p].len();
-                l > 1 && g.card[self.piles[p][l - 1]] as usize == need
+                Some(p) != keep && l > 1 && g.card[self.piles[p][l - 1]] as usize == need
             });
             match p {
                 Some(p) if !g.pinned[need] => {
-                    self.piles[p].pop();
+                    let x = self.piles[p].pop().unwrap();
                     self.found[su][f] += 1;
+                    self.record(x, format!("t{}", p + 1), "f".into());
                 }
                 _ => {
                     let mut pins = vec![need];
@@ -568,28 +596,36 @@ impl Real {
         Ok(f)
     }
 
+    /// Fills pile `p` if it is empty (from the waste, else the stock).
     fn fill(&mut self, g: &Game, p: usize) {
         if self.piles[p].is_empty() {
             if let Some(t) = self.waste.pop() {
                 self.piles[p].push(t);
+                self.record(t, "w".into(), format!("t{}", p + 1));
             } else if self.i < g.s0 {
-                self.piles[p].push(g.w0 + self.i);
+                let t = g.w0 + self.i;
+                self.piles[p].push(t);
                 self.i += 1;
+                self.record(t, "s".into(), format!("t{}", p + 1));
             }
         }
     }
 
-    /// Puts card `id` (already taken from where it was) where the abstract status `to`
-    /// says: home, onto a real top parent, or onto a given copy. `fits` and `present`: why
-    /// the abstraction let an unpinned card out.
-    fn place(&mut self, g: &Game, id: usize, to: u8, why: (bool, bool)) -> Result<(), Pins> {
+    /// Where card `id` (still in its place; `from`: its pile, if in the tableau) goes for
+    /// the abstract status `to`: home, onto a real top parent, or onto a given copy. Cards
+    /// may go home first to make room. `why`: why the abstraction let an unpinned card out
+    /// (it fits home, a parent is present).
+    fn dest(
+        &mut self,
+        g: &Game,
+        id: usize,
+        from: Option<usize>,
+        to: u8,
+        why: (bool, bool),
+    ) -> Result<Dest, Pins> {
         let v = g.card[id] as usize;
         match to {
-            HOME => {
-                let f = self.raise(g, v)?;
-                self.found[v % 4][f] += 1;
-                Ok(())
-            }
+            HOME => Ok(Dest::Home(self.raise(g, v, from)?)),
             ON0 | ON1 => {
                 if rank(v) == 13 {
                     return Err(vec![v]);
@@ -599,24 +635,19 @@ impl Real {
                 if k + 1 != self.piles[p].len() {
                     return Err(vec![g.card[self.piles[p][k + 1]] as usize, v + 4]);
                 }
-                self.piles[p].push(id);
-                Ok(())
+                Ok(Dest::Pile(p))
             }
-            FREE => {
-                let p = self.top_with(g, v + 4).ok_or(vec![v + 4, v])?;
-                self.piles[p].push(id);
-                Ok(())
-            }
+            FREE => Ok(Dest::Pile(
+                self.top_with(g, v + 4, from).ok_or(vec![v + 4, v])?,
+            )),
             _ => {
-                // OUT: home, else onto a parent
+                // OUT: home, else onto a parent, else home after others.
                 if let Some(f) = self.fits(v) {
-                    self.found[v % 4][f] += 1;
-                    return Ok(());
+                    return Ok(Dest::Home(f));
                 }
                 if rank(v) < 13 {
-                    if let Some(p) = self.top_with(g, v + 4) {
-                        self.piles[p].push(id);
-                        return Ok(());
+                    if let Some(p) = self.top_with(g, v + 4, from) {
+                        return Ok(Dest::Pile(p));
                     }
                 }
                 let (fits, present) = why;
@@ -624,80 +655,94 @@ impl Real {
                     return Err(vec![v + 4, v]);
                 }
                 if fits {
-                    let f = self.raise(g, v)?;
-                    self.found[v % 4][f] += 1;
-                    return Ok(());
+                    return Ok(Dest::Home(self.raise(g, v, from)?));
                 }
                 Err(vec![v])
             }
         }
     }
 
+    /// Moves card `id`, already taken from `from` (a pile name), to `d`.
+    fn put(&mut self, id: usize, from: String, d: Dest) {
+        match d {
+            Dest::Home(f) => {
+                let v = self.card[id].index();
+                self.found[v % 4][f] += 1;
+                self.record(id, from, "f".into());
+            }
+            Dest::Pile(p) => {
+                self.piles[p].push(id);
+                self.record(id, from, format!("t{}", p + 1));
+            }
+        }
+    }
+
+    /// Moves the top card `id` of a pile to the abstract status `to` (filling its pile if
+    /// it empties; a pending fill fails, naming the cards the abstraction let out above the
+    /// waste top).
+    fn from_pile(
+        &mut self,
+        g: &Game,
+        a: &St,
+        id: usize,
+        to: u8,
+        why: (bool, bool),
+        fill: Fill,
+    ) -> Result<(), Pins> {
+        let (p, k) = self.pile_of(id).ok_or(vec![g.card[id] as usize])?;
+        if k + 1 != self.piles[p].len() {
+            return Err(vec![
+                g.card[self.piles[p][k + 1]] as usize,
+                g.card[id] as usize,
+            ]);
+        }
+        let d = self.dest(g, id, Some(p), to, why)?;
+        if self.piles[p].len() == 1 && fill == Fill::Pend {
+            let from = g.waste_top(a).map_or(0, |t| t + 1);
+            return Err((from..g.w0 + a.i as usize)
+                .filter(|&x| a.st[x] == OUT || a.st[x] == FREE)
+                .map(|x| g.card[x] as usize)
+                .collect());
+        }
+        self.piles[p].pop();
+        self.put(id, format!("t{}", p + 1), d);
+        self.fill(g, p);
+        Ok(())
+    }
+
+    /// Moves the waste's top card to the abstract status `to`.
+    fn from_waste(&mut self, g: &Game, to: u8, why: (bool, bool)) -> Result<(), Pins> {
+        let t = *self.waste.last().ok_or(vec![])?;
+        let d = self.dest(g, t, None, to, why)?;
+        self.waste.pop();
+        self.put(t, "w".into(), d);
+        Ok(())
+    }
+
     /// Replays one abstract step `a -> b` by `mv`; Err(values to pin).
     pub fn step(&mut self, g: &Game, a: &St, mv: Mv, b: &St) -> Result<(), Pins> {
         let inf = g.info(a);
         let why = |v: usize| (g.fits(&inf, v), rank(v) < 13 && inf.intab[v + 4] > 0);
-        let take_top = |r: &mut Real, id: usize| -> Result<usize, Pins> {
-            let (p, k) = r.pile_of(id).ok_or(vec![g.card[id] as usize])?;
-            if k + 1 != r.piles[p].len() {
-                return Err(vec![
-                    g.card[r.piles[p][k + 1]] as usize,
-                    g.card[id] as usize,
-                ]);
-            }
-            r.piles[p].pop();
-            Ok(p)
-        };
-        let fill = |r: &mut Real, p: usize, f: Fill| -> Result<(), Pins> {
-            if r.piles[p].is_empty() {
-                if f == Fill::Pend {
-                    let from = inf.top.map_or(0, |t| t + 1);
-                    return Err((from..g.w0 + a.i as usize)
-                        .filter(|&id| a.st[id] == OUT || a.st[id] == FREE)
-                        .map(|id| g.card[id] as usize)
-                        .collect());
-                }
-                r.fill(g, p);
-            }
-            Ok(())
-        };
         match mv {
             Mv::Deal => {
-                self.waste.push(g.w0 + self.i);
+                let t = g.w0 + self.i;
+                self.waste.push(t);
                 self.i += 1;
+                self.record(t, "s".into(), "w".into());
             }
             Mv::FillPending => return Err(vec![]),
-            Mv::WasteHome | Mv::WastePut(_) => {
-                let t = self.waste.pop().unwrap();
-                let to = if let Mv::WastePut(g) = mv { g } else { HOME };
-                if let Err(e) = self.place(g, t, to, (false, false)) {
-                    self.waste.push(t);
-                    return Err(e);
-                }
-            }
-            Mv::Home(id, f) | Mv::Put(id, _, f) => {
-                let to = if let Mv::Put(_, g, _) = mv { g } else { HOME };
-                let id = id as usize;
-                let p = take_top(self, id)?;
-                if let Err(e) = self.place(g, id, to, (false, false)) {
-                    self.piles[p].push(id);
-                    return Err(e);
-                }
-                fill(self, p, f)?;
-            }
+            Mv::WasteHome => self.from_waste(g, HOME, (false, false))?,
+            Mv::WastePut(to) => self.from_waste(g, to, (false, false))?,
+            Mv::Home(id, f) => self.from_pile(g, a, id as usize, HOME, (false, false), f)?,
+            Mv::Put(id, to, f) => self.from_pile(g, a, id as usize, to, (false, false), f)?,
             Mv::Release(id, f) => {
                 let id = id as usize;
                 let v = g.card[id] as usize;
-                let (p, _) = self.pile_of(id).unwrap();
+                let (p, _) = self.pile_of(id).ok_or(vec![v])?;
                 if self.piles[p].len() > 1 {
                     return Err(vec![g.card[self.piles[p][1]] as usize, v]);
                 }
-                self.piles[p].pop();
-                if let Err(e) = self.place(g, id, OUT, why(v)) {
-                    self.piles[p].push(id);
-                    return Err(e);
-                }
-                fill(self, p, f)?;
+                self.from_pile(g, a, id, OUT, why(v), f)?;
             }
         }
         self.outs(g, a, b)
@@ -722,13 +767,32 @@ impl Real {
             let i2 = g.info(&mid);
             let v = g.card[t] as usize;
             let why = (g.fits(&i2, v), rank(v) < 13 && i2.intab[v + 4] > 0);
-            self.waste.pop();
-            if let Err(e) = self.place(g, t, b.st[t], why) {
-                self.waste.push(t);
-                return Err(e);
-            }
+            self.from_waste(g, b.st[t], why)?;
         }
         Ok(())
+    }
+
+    /// With stock and waste empty, every card goes home (the lowest foundation's next
+    /// card always lies on top); the whole line, for the checker.
+    pub fn finish(mut self, g: &Game) -> Vec<Step> {
+        while self.waste.is_empty() && self.i == g.s0 {
+            let mut moved = false;
+            for p in 0..self.piles.len() {
+                if let Some(&t) = self.piles[p].last() {
+                    let v = self.card[t].index();
+                    if let Some(f) = self.fits(v) {
+                        self.piles[p].pop();
+                        self.found[v % 4][f] += 1;
+                        self.record(t, format!("t{}", p + 1), "f".into());
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        self.steps
     }
 }
 
@@ -753,7 +817,12 @@ pub struct Round {
 }
 
 /// The refinement loop from nothing pinned.
-pub fn cegar(deal: &Deal, max: usize, mut log: impl FnMut(&Round)) -> (End, Vec<Round>) {
+#[allow(clippy::type_complexity)]
+pub fn cegar(
+    deal: &Deal,
+    max: usize,
+    mut log: impl FnMut(&Round),
+) -> (End, Vec<Round>, Option<Vec<Step>>) {
     let mut pinned = [false; 52];
     let mut rounds = Vec::new();
     loop {
@@ -761,8 +830,8 @@ pub fn cegar(deal: &Deal, max: usize, mut log: impl FnMut(&Round)) -> (End, Vec<
         let (r, n) = g.solve(&root, max);
         let np = pinned.iter().filter(|&&p| p).count();
         let path = match r {
-            Err(()) => return (End::Limit, rounds),
-            Ok(None) => return (End::Lost, rounds),
+            Err(()) => return (End::Limit, rounds, None),
+            Ok(None) => return (End::Lost, rounds, None),
             Ok(Some(path)) => path,
         };
         let mut real = Real::new(&g, deal);
@@ -785,7 +854,7 @@ pub fn cegar(deal: &Deal, max: usize, mut log: impl FnMut(&Round)) -> (End, Vec<
             };
             log(&r);
             rounds.push(r);
-            return (End::Won, rounds);
+            return (End::Won, rounds, Some(real.finish(&g)));
         };
         if std::env::var_os("PIN_DEBUG").is_some() {
             eprintln!("fail at {k}: move {:?} pins {:?}", path[k].0, p);
@@ -817,7 +886,7 @@ pub fn cegar(deal: &Deal, max: usize, mut log: impl FnMut(&Round)) -> (End, Vec<
                 .collect();
         }
         if new.is_empty() {
-            return (End::Limit, rounds);
+            return (End::Limit, rounds, None);
         }
         for &v in &new {
             pinned[v] = true;
