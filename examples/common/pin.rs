@@ -1,10 +1,89 @@
-//! Experimental: courtyard abstracted by pinning card values (see courtyard_cegar.rs).
+//! Research code, never a verdict of castle's: courtyard abstracted by *pinning* card values,
+//! refined from the replays of its wins (docs/design.md, "Courtyard: refining an
+//! abstraction", has the measurements: it proves no numbered deal lost).
 //!
-//! Every physical card has an id: the waste's cards (bottom first), then the stock's (next
-//! first), then the tableau's. A state keeps each id's status. Pinned values keep the real
-//! structure among themselves; unpinned cards, once out of the waste, are "out": at once in
-//! the tableau (present as a parent for any number of cards) and home (counted for the
-//! foundations).
+//! # The goal
+//! A courtyard position whose stock and waste are empty is won: of a suit's two foundations,
+//! the lower one's next card can hold nothing (every card one rank below it is home on both
+//! foundations), so it lies on top of its pile and goes home, and so on. A line of the game
+//! wins exactly when it empties the stock and the waste, and that is the abstract goal.
+//!
+//! # The abstraction
+//! A set `P` of card values is *pinned* (both copies of each). Every physical card has an id:
+//! the waste's cards bottom first, then the stock's next first (so the waste's order is the
+//! order of ids), then the tableau's. An abstract state holds `i` (stock cards dealt), a
+//! status per id and `pend` (emptied piles not yet filled). A real position `c` is *covered*
+//! by an abstract state `a` (written `c ≤ a`) when `i` agrees and:
+//! - an id has status `WASTE` in `a` exactly when the card is in `c`'s stock or waste (which
+//!   of the two, `i` says), so the waste is exact;
+//! - the bottom card of every pile of `c` has status `BASE`, and no other card;
+//! - an unpinned card that is in neither has status `OUT` (it lies in the tableau above a
+//!   pile's bottom, or it is home: the abstraction does not say which);
+//! - a pinned card home in `c` has status `HOME`; a pinned card in the tableau above its
+//!   pile's bottom has status `ON0`/`ON1` when it lies directly on copy 0/1 of its parent
+//!   value and that card is pinned or the bottom, and otherwise `ON*` or `FREE` (above no
+//!   card the state names);
+//! - the cards home in `c` form foundations: for each suit, copies of ranks `1..=h1` and
+//!   `1..=h2`, which must contain the pinned `HOME` cards and lie within the `HOME`, `OUT` and
+//!   initially home cards (`Game::info`'s `fit` lists the ranks some such pair lets home);
+//! - `pend` is 0 (it only ever counts piles the abstraction left empty; see the greedy step).
+//!
+//! The abstract moves (`Game::kids_pre`):
+//! - deal; a pinned waste top (or a pinned tableau card with nothing pinned `ON` it) goes
+//!   home when its rank fits, or onto a copy of its parent: `ON` a copy that is pinned or a
+//!   bottom with nothing pinned `ON` it, or `FREE` when an unpinned copy is `OUT`;
+//! - an unpinned `BASE` with nothing pinned `ON` it is *released* (to `OUT`) when its rank
+//!   fits home or a copy of its parent is in the tableau (`OUT`, `BASE`, `ON*`, `FREE`);
+//! - a move that empties a pile (a released or moved `BASE`) fills it at once from the waste
+//!   top, else the stock, or leaves it pending (below); a pending pile may be filled so later;
+//! - the greedy step (below) moves an unpinned waste top `OUT`.
+//!
+//! # Simulation: every line of the game is a line of the abstraction
+//! Let `c ≤ a` and `c -> c'` a move of the game. A deal is a deal. A card `x` leaving the
+//! waste or a pile's top: if `x` goes home, its rank fits `c`'s foundations, and those are a
+//! pair `h1, h2` as above, so `x` fits in `a`. If `x` goes onto a top `y` (its parent): `y` is
+//! in `c`'s tableau, so in `a` it is `OUT`, `BASE`, `ON*` or `FREE`; nothing lies on `y`, so
+//! nothing pinned is `ON` it; for pinned `x` the abstract move `ON y` (pinned `y` or a bottom)
+//! or `FREE` (unpinned `y`, `OUT`) covers `c'`, and for unpinned `x` its status becomes or
+//! stays `OUT`, which covers any place. A pinned card `x` that moves was a top, so nothing
+//! pinned is `ON` it. A bottom that leaves is alone on its pile: nothing pinned is `ON` it,
+//! and it is released (unpinned) or moved (pinned); the fill from the waste top or the stock
+//! is the abstract fill. A move of an unpinned card between two tops changes nothing the
+//! abstraction keeps. So some abstract move leads from `a` to an `a'` with `c' ≤ a'`, and a
+//! winning line of the game, which ends with stock and waste empty, gives an abstract line
+//! to a state whose stock and waste are empty: the abstract goal. If no abstract state
+//! reached from the deal's is the goal, the deal is lost.
+//!
+//! # The greedy step, and pending fills
+//! Only one move is offered from a state whose waste top `w` is unpinned and may leave
+//! (its rank fits home, or a copy of its parent is in the tableau): `w` goes `OUT`; likewise
+//! a pinned waste top with an unpinned parent `OUT` goes `FREE` (`Game::close`). This keeps
+//! the abstraction small, and it loses no abstract win: let `A` be `B` with some unpinned
+//! waste cards `D` moved `OUT` (pinned ones `FREE`). `A` can follow any line of `B`: a move
+//! of a card of `D` from the waste is already made in `A` (an `OUT`/`FREE` card can still go
+//! home or onto a parent, and it counts for more, not less, in every test above); a move
+//! that needs `B`'s waste top, when that top is not in `D`, finds the same top in `A` (`A`'s
+//! waste is `B`'s less `D`). The one thing `B` can do with a waste card that `A` cannot is
+//! fill an emptied pile with it. There `A` leaves the pile *pending*, and fills it later from
+//! its waste top at the moment `B` empties that pile again (`B`'s card of `D` then leaves
+//! it); in between, what `B` puts on that card `A` puts on the card `FREE`, and a pending
+//! pile blocks nothing. `B`'s goal is `A`'s (less waste). So `A` wins whenever `B` does. A
+//! pile may be left pending only when a card dealt after the waste top has gone `OUT` or
+//! `FREE` (`Game::pend_allowed`): `B`'s card of `D` lay above `A`'s waste top, and that is all
+//! the argument uses. (Dropping pending fills makes the abstraction unsound in principle;
+//! the test `tests/courtyard_pin.rs` did not catch that, while it does catch pinned cards
+//! denied `FREE` parents.)
+//!
+//! # Refinement
+//! An abstract win is replayed on the real game (`Real`): each abstract move is made with a
+//! real one (an `OUT` card home if it fits, else onto a real top holding its parent, else
+//! home after bringing up the cards below it from tops; `ON`/`FREE` onto the named copy or a
+//! top). The first move the real game refuses names what the abstraction forgot (the card
+//! covering a needed top, a parent that is nowhere on top, a card a pile's bottom holds, the
+//! cards let out above the waste top when a pile was left pending), and those values are
+//! pinned for the next round (`cegar`). A replay that empties stock and waste is a real win:
+//! its moves, finished by sending every card home, are the checker's steps. With every value
+//! pinned the abstraction is the game (no card is `OUT` or `FREE`, nothing is pending).
 
 use castle::check::Step;
 use castle::{Card, Deal};
