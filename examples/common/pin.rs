@@ -85,6 +85,7 @@
 //! its moves, finished by sending every card home, are the checker's steps. With every value
 //! pinned the abstraction is the game (no card is `OUT` or `FREE`, nothing is pending).
 
+use ahash::HashSet;
 use castle::check::Step;
 use castle::{Card, Deal};
 
@@ -247,12 +248,8 @@ impl Game {
     pub fn info(&self, s: &St) -> Info {
         let mut blocked = 0u128;
         let mut intab = [0u8; 52];
-        let mut av = [0u8; 52];
-        let mut must = [0u8; 52];
-        for v in 0..52 {
-            av[v] = self.home0[v];
-            must[v] = self.home0[v];
-        }
+        let mut av = self.home0;
+        let mut must = self.home0;
         for id in 0..self.n {
             let c = s.st[id];
             let v = self.card[id] as usize;
@@ -414,7 +411,7 @@ impl Game {
         }
         for id in 0..self.n {
             let c = s.st[id];
-            if !(c >= BASE) || inf.blocked & (1 << id) != 0 {
+            if c < BASE || inf.blocked & (1 << id) != 0 {
                 continue;
             }
             let v = self.card[id] as usize;
@@ -475,35 +472,32 @@ impl Game {
         }
     }
 
-    fn stats(&self, stack: &[(Mv, St, Vec<(Mv, St)>)]) {
-        // re-explore a sample: the kids lists on the stack
-        let mut pin_p: std::collections::HashSet<Vec<u8>> = Default::default();
-        let mut unp_p: std::collections::HashSet<Vec<u8>> = Default::default();
-        let mut n = 0;
-        let _ = stack;
+    /// `PIN_STATS=1`: what varies among the states searched (kept as they were entered):
+    /// the cards dealt, the pinned cards' statuses, the unpinned ones'.
+    fn stats(&self) {
+        let mut pinned: HashSet<Vec<u8>> = HashSet::default();
+        let mut unpinned: HashSet<Vec<u8>> = HashSet::default();
         let kept = self.kept.borrow();
         let mut by_i = [0usize; 100];
-        {
-            for st in kept.iter() {
-                by_i[st.i as usize] += 1;
-                n += 1;
-                let mut a = vec![st.i, st.pend];
-                let mut b = vec![st.i];
-                for id in 0..self.n {
-                    if self.pinned[self.card[id] as usize] {
-                        a.push(st.st[id]);
-                    } else {
-                        b.push(st.st[id]);
-                    }
+        for st in kept.iter() {
+            by_i[st.i as usize] += 1;
+            let mut a = vec![st.i, st.pend];
+            let mut b = vec![st.i];
+            for id in 0..self.n {
+                if self.pinned[self.card[id] as usize] {
+                    a.push(st.st[id]);
+                } else {
+                    b.push(st.st[id]);
                 }
-                pin_p.insert(a);
-                unp_p.insert(b);
             }
+            pinned.insert(a);
+            unpinned.insert(b);
         }
         eprintln!(
-            "states {n}: pinned projections {}, unpinned {}",
-            pin_p.len(),
-            unp_p.len()
+            "states {}: pinned projections {}, unpinned {}",
+            kept.len(),
+            pinned.len(),
+            unpinned.len()
         );
         eprintln!("by i: {:?}", &by_i[..93]);
     }
@@ -521,7 +515,7 @@ impl Game {
     /// `max` states; with the states stored.
     #[allow(clippy::type_complexity)]
     pub fn solve(&self, root: &St, max: usize) -> (Result<Option<Vec<(Mv, St)>>, ()>, usize) {
-        let mut seen: ahash::HashSet<[u64; 7]> = Default::default();
+        let mut seen: HashSet<[u64; 7]> = HashSet::default();
         seen.insert(self.key(root));
         if self.won(root) {
             return (Ok(Some(vec![(Mv::Deal, *root)])), 1);
@@ -542,7 +536,7 @@ impl Game {
             }
             if seen.len() > max {
                 if std::env::var_os("PIN_STATS").is_some() {
-                    self.stats(&stack);
+                    self.stats();
                 }
                 return (Err(()), seen.len());
             }
@@ -759,7 +753,7 @@ impl Real {
     /// Moves the top card `id` of a pile to the abstract status `to` (filling its pile if
     /// it empties; a pending fill fails, naming the cards the abstraction let out above the
     /// waste top).
-    fn from_pile(
+    fn move_top(
         &mut self,
         g: &Game,
         a: &St,
@@ -790,7 +784,7 @@ impl Real {
     }
 
     /// Moves the waste's top card to the abstract status `to`.
-    fn from_waste(&mut self, g: &Game, to: u8, why: (bool, bool)) -> Result<(), Pins> {
+    fn move_waste_top(&mut self, g: &Game, to: u8, why: (bool, bool)) -> Result<(), Pins> {
         let t = *self.waste.last().ok_or(vec![])?;
         let d = self.dest(g, t, None, to, why)?;
         self.waste.pop();
@@ -810,10 +804,10 @@ impl Real {
                 self.record(t, "s".into(), "w".into());
             }
             Mv::FillPending => return Err(vec![]),
-            Mv::WasteHome => self.from_waste(g, HOME, (false, false))?,
-            Mv::WastePut(to) => self.from_waste(g, to, (false, false))?,
-            Mv::Home(id, f) => self.from_pile(g, a, id as usize, HOME, (false, false), f)?,
-            Mv::Put(id, to, f) => self.from_pile(g, a, id as usize, to, (false, false), f)?,
+            Mv::WasteHome => self.move_waste_top(g, HOME, (false, false))?,
+            Mv::WastePut(to) => self.move_waste_top(g, to, (false, false))?,
+            Mv::Home(id, f) => self.move_top(g, a, id as usize, HOME, (false, false), f)?,
+            Mv::Put(id, to, f) => self.move_top(g, a, id as usize, to, (false, false), f)?,
             Mv::Release(id, f) => {
                 let id = id as usize;
                 let v = g.card[id] as usize;
@@ -821,7 +815,7 @@ impl Real {
                 if self.piles[p].len() > 1 {
                     return Err(vec![g.card[self.piles[p][1]] as usize, v]);
                 }
-                self.from_pile(g, a, id, OUT, why(v), f)?;
+                self.move_top(g, a, id, OUT, why(v), f)?;
             }
         }
         self.outs(g, a, b)
@@ -846,7 +840,7 @@ impl Real {
             let i2 = g.info(&mid);
             let v = g.card[t] as usize;
             let why = (g.fits(&i2, v), rank(v) < 13 && i2.intab[v + 4] > 0);
-            self.from_waste(g, b.st[t], why)?;
+            self.move_waste_top(g, b.st[t], why)?;
         }
         Ok(())
     }
