@@ -139,7 +139,7 @@ fn no_abstract_loss_where_the_exact_search_wins() {
 #[test]
 #[ignore = "several minutes"]
 fn no_abstract_loss_where_the_exact_search_wins_more_deals() {
-    let positions = late_positions(41..=200, &[40, 70, 100]);
+    let positions = late_positions(51..=200, &[40, 70, 100]);
     let t = check(&positions, 2_000_000, 1_000_000);
     eprintln!("{} positions: {t:?}", positions.len());
     assert!(t.decided >= 800, "{t:?}");
