@@ -1,6 +1,13 @@
-//! Experimental: courtyard abstractions by pinned values, refined from failed replays.
+//! Measures the refinement loop of `common/pin.rs` (courtyard abstracted by pinned card
+//! values, refined from the replays of its wins; docs/design.md, "Courtyard: refining an
+//! abstraction") deal by deal: how it ended (`Lost` would be a proof, `Won` a real win, whose
+//! line is replayed by the checker here, `Limit` the abstract search's budget), rounds, the
+//! values pinned in the last search, the states of the last abstract win, seconds.
 //!
-//! `cargo run --release --example courtyard_cegar -- FIRST LAST [MAX_STATES]`
+//! `cargo run --release --example courtyard_cegar -- FIRST LAST [MAX_STATES]` (abstract
+//! states a round, 2,000,000 by default). `VERBOSE=1` prints each round; `PIN_DEBUG=1` each
+//! refused replay; `PINS=7H,8H,...` searches once with those values pinned (deal FIRST), and
+//! with `PIN_STATS=1` counts what varies among the states it entered.
 
 #[path = "common/pin.rs"]
 mod pin;
