@@ -137,10 +137,10 @@ fn no_abstract_loss_where_the_exact_search_wins() {
 }
 
 #[test]
-#[ignore = "several minutes"]
+#[ignore = "a minute and a half"]
 fn no_abstract_loss_where_the_exact_search_wins_more_deals() {
-    let positions = late_positions(51..=200, &[40, 70, 100]);
-    let t = check(&positions, 2_000_000, 1_000_000);
+    let positions = late_positions(51..=150, &[30, 55, 80]);
+    let t = check(&positions, 500_000, 300_000);
     eprintln!("{} positions: {t:?}", positions.len());
-    assert!(t.decided >= 800, "{t:?}");
+    assert!(t.decided >= 600 && t.exact_lost >= 100, "{t:?}");
 }
