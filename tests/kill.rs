@@ -40,7 +40,7 @@ fn args_upto(last: u64, csv: &Path) -> Vec<String> {
     .to_vec()
 }
 
-/// The whole rows of a batch file by seed, without the timing column; a torn last line (a
+/// The whole rows of a batch file by seed, without the timing columns (`ms`, `cpu_ms`); a torn last line (a
 /// kill in the middle of a write) is not counted. Panics on a seed written twice.
 fn rows(path: &Path) -> BTreeMap<u64, String> {
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -50,7 +50,14 @@ fn rows(path: &Path) -> BTreeMap<u64, String> {
         let f: Vec<&str> = l.split(',').collect();
         assert_eq!(f.len(), castle::batch::HEADER.split(',').count(), "`{l}`");
         let seed: u64 = f[0].parse().unwrap();
-        let without_ms = [&f[..9], &f[10..]].concat().join(",");
+        let header: Vec<&str> = castle::batch::HEADER.split(',').collect();
+        let without_ms = f
+            .iter()
+            .zip(&header)
+            .filter(|(_, h)| **h != "ms" && **h != "cpu_ms")
+            .map(|(v, _)| *v)
+            .collect::<Vec<_>>()
+            .join(",");
         assert!(
             by.insert(seed, without_ms).is_none(),
             "seed {seed} written twice"

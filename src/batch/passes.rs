@@ -19,7 +19,9 @@
 //!
 //! With `--max-nodes` or `--max-seconds` every pass keeps within them (passes with a larger
 //! node budget than `--max-nodes` are left out), so the last pass may leave deals `unknown`;
-//! their rows are written then, and the summary counts them.
+//! their rows are written then, and the summary counts them. When `--max-nodes` leaves out
+//! every pass but the last, that pass is the whole range and runs one deal per worker, as
+//! `--one-pass` does.
 //!
 //! # Resume
 //! A deal left for a later pass has no row yet. Its carry (the pass it goes to next and what it
@@ -110,6 +112,18 @@ impl Plan {
                 }
             })
             .collect();
+        if passes.is_empty() {
+            // `--max-nodes` below the first pass's budget: the one pass is the whole range, not
+            // a tail of hard deals, so each worker takes a deal (deterministic node counts, and
+            // no in-deal parallel search spent on easy deals), as `--one-pass` does.
+            let mut one = Plan::one(&base, threads);
+            one.passes[0].spill = solver.spill.clone().map(|dir| Solver {
+                layered: true,
+                spill: Some(dir),
+                ..share(base.clone(), threads)
+            });
+            return one;
+        }
         let spill = solver.spill.clone().map(|dir| Solver {
             layered: true,
             spill: Some(dir),
@@ -365,6 +379,8 @@ mod tests {
         assert_eq!(p.passes[1].solver.limits.max_nodes, Some(PASS_NODES[1]));
         assert!(p.passes[1].last && p.passes[1].workers == 1 && p.passes[1].solver.threads == 2);
         s.limits.max_nodes = Some(10);
-        assert_eq!(Plan::rising(&s, 2).passes.len(), 1);
+        let p = Plan::rising(&s, 2);
+        assert_eq!(p.passes.len(), 1);
+        assert!(p.passes[0].last && p.passes[0].workers == 2 && p.passes[0].solver.threads == 1);
     }
 }
