@@ -33,8 +33,8 @@ SLURM_ARRAY_TASK_ID=4 bash -c '"$0" batch --seeds "$1" --shard "$SLURM_ARRAY_TAS
 diff merged-summary.csv whole-summary.csv
 
 # Every seed in exactly one shard, and the rows the same as the unsharded run's (the time
-# column left out).
-rows() { tail -q -n +2 "$@" | cut -d, -f1-9,11- | sort -t, -k1,1n; }
+# columns, ms and cpu_ms, left out).
+rows() { tail -q -n +2 "$@" | cut -d, -f1-9,11-14,16- | sort -t, -k1,1n; }
 dups=$(tail -q -n +2 bc-?.csv | cut -d, -f1 | sort -n | uniq -d)
 [ -z "$dups" ] || { echo "seeds in more than one shard: $dups" >&2; exit 1; }
 diff <(rows bc-?.csv) <(rows whole.csv)
