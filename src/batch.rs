@@ -16,7 +16,7 @@
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
 use crate::rules::Rules;
-use crate::solver::{Outcome, SolveError, Solver, Verdict};
+use crate::solver::{Outcome, Solver, Verdict};
 use crate::stats::wilson;
 use crate::text::Cut;
 use crate::{Error, InputError};
@@ -503,8 +503,9 @@ pub fn run(
     done: &HashSet<u64>,
     solver: Solver,
     threads: usize,
+    certificates: Option<PathBuf>,
     interrupt: &AtomicBool,
-    sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
+    sink: &mut dyn FnMut(Row, Deal, Outcome, Option<CertNote>) -> Result<(), Error>,
 ) -> Result<Ended, Error> {
     let threads = threads.max(1);
     let mut per = solver.clone();
@@ -513,7 +514,7 @@ pub fn run(
         .num_threads(threads)
         .build()
         .map_err(std::io::Error::other)?;
-    type Solved = Result<(Row, Deal, Outcome), SolveError>;
+    type Solved = Result<(Row, Deal, Outcome, Option<CertNote>), Error>;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
     // Set when the receiver stops taking rows (the sink failed, or an interrupt): no more
     // deals are started.
@@ -548,9 +549,15 @@ pub fn run(
                         let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                             return;
                         };
-                        let solved = per
-                            .solve(&deal)
-                            .map(|out| (Row::new(&deal, numbering, &out), deal, out));
+                        let solved = per.solve(&deal).map_err(Error::from).and_then(|out| {
+                            let note = match &certificates {
+                                Some(dir) if out.verdict == Verdict::Unsolvable => {
+                                    Some(certify_to(dir, &deal, numbering, &per)?)
+                                }
+                                _ => None,
+                            };
+                            Ok((Row::new(&deal, numbering, &out), deal, out, note))
+                        });
                         if tx.send(solved).is_err() {
                             stop.store(true, Ordering::Relaxed);
                         }
@@ -572,10 +579,7 @@ pub fn run(
         if interrupt.load(Ordering::Relaxed) {
             break Ok(Ended::Interrupted);
         }
-        if let Err(e) = solved
-            .map_err(Error::from)
-            .and_then(|(row, deal, out)| sink(row, deal, out))
-        {
+        if let Err(e) = solved.and_then(|(row, deal, out, note)| sink(row, deal, out, note)) {
             break Err(e);
         }
     };
@@ -590,6 +594,64 @@ pub fn run(
         }
     }
     result
+}
+
+/// What became of a lost deal's certificate under `castle batch --certificates DIR`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CertNote {
+    /// Written (and checked).
+    Written {
+        /// Members.
+        positions: u64,
+        /// Bytes of the file.
+        bytes: u64,
+    },
+    /// Not built: a budget of the certificate pass ran out (the message says which).
+    Failed(String),
+}
+
+/// Builds, checks and writes the certificate of the lost `deal` into `dir` (see
+/// [`crate::solver::certify::file_name`]) with `solver`'s memory budget.
+///
+/// # Errors
+/// An internal error of the pass or the checker (a bug), or the file system's.
+fn certify_to(
+    dir: &Path,
+    deal: &Deal,
+    numbering: Numbering,
+    solver: &Solver,
+) -> Result<CertNote, Error> {
+    use crate::solver::certify::{self, CertifyError, CertifyOptions};
+    let opts = CertifyOptions {
+        max_bytes: solver.limits.memory_bytes,
+        ..CertifyOptions::default()
+    };
+    let certified = match certify::certify(deal, numbering, &opts) {
+        Ok(c) => c,
+        Err(e @ CertifyError::Limit(_)) => {
+            return Ok(CertNote::Failed(format!(
+                "seed {}: {e}",
+                deal.seed.unwrap_or(0)
+            )))
+        }
+        Err(e) => {
+            return Err(Error::Certificate(format!(
+                "seed {}: {e}",
+                deal.seed.unwrap_or(0)
+            )))
+        }
+    };
+    let path = dir.join(certify::file_name(deal, numbering));
+    let written = crate::certificate::write(&certified.certificate, &path).map_err(|e| {
+        Error::Certificate(format!(
+            "{}: cannot write the certificate: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(CertNote::Written {
+        positions: written.positions,
+        bytes: written.bytes,
+    })
 }
 
 /// Row formats of `castle batch` on standard output (when no CSV file is given).
@@ -622,10 +684,12 @@ pub struct BatchOptions {
     pub winnable_only: Option<PathBuf>,
     /// Solve again the seeds whose rows in `csv` all say `unknown` (see [`open_for_append`]).
     pub retry_unknown: bool,
+    /// Write a certificate of each lost deal into this directory (see [`CertNote`]).
+    pub certificates: Option<PathBuf>,
 }
 
 /// The verdicts of a batch so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Deals proved winnable.
     pub won: u64,
@@ -639,6 +703,12 @@ pub struct Tally {
     pub retried: bool,
     /// Whether the run was interrupted (see [`run`]): the rows counted are all written.
     pub interrupted: bool,
+    /// Certificates written (with `--certificates`), and their bytes.
+    pub certificates: u64,
+    /// Bytes of the certificates written.
+    pub certificate_bytes: u64,
+    /// Lost deals whose certificate pass ran out of a budget, with the message of each.
+    pub uncertified: Vec<String>,
 }
 
 impl Tally {
@@ -758,8 +828,17 @@ impl Batch {
             &self.done,
             o.solver.clone(),
             o.threads,
+            o.certificates.clone(),
             interrupt,
-            &mut |row, deal, outcome| {
+            &mut |row, deal, outcome, note| {
+                match note {
+                    Some(CertNote::Written { bytes, .. }) => {
+                        tally.certificates += 1;
+                        tally.certificate_bytes += bytes;
+                    }
+                    Some(CertNote::Failed(why)) => tally.uncertified.push(why),
+                    None => {}
+                }
                 match outcome.verdict {
                     Verdict::Solvable => tally.won += 1,
                     Verdict::Unsolvable => tally.lost += 1,

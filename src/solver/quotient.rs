@@ -289,6 +289,48 @@ pub enum QuotientVerdict {
     Limit(QuotientLimit),
     /// The rules are not ones the quotient applies to.
     NotApplicable(Refusal),
+    /// A check that guards the proof failed (a bug): the run proves nothing, and the solve
+    /// that ran it ends as an error (see [`Broken`]).
+    Broken(Broken),
+}
+
+/// A broken invariant of the quotient search: each is checked in every build, because the
+/// search cannot go on without it and stay a proof (a silently dropped move, or two positions
+/// sharing a key, could make a winnable deal look lost). None has ever been met; a run that
+/// meets one ends as [`QuotientVerdict::Broken`], never `Lost`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Broken {
+    /// A foundation move found no place for the card entering the window.
+    NoBranch,
+    /// The card entering the window from its dealt place is not there.
+    DealtPlace,
+    /// A symbol's code did not fit its field of the key (it would have merged keys).
+    Code,
+    /// A key longer than the longest key the tables hold.
+    KeyLength,
+}
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Broken::NoBranch => "a foundation move found no place for the card entering the window",
+            Broken::DealtPlace => "the card entering the window is not at its dealt place",
+            Broken::Code => "a card's code does not fit its field of the key",
+            Broken::KeyLength => "a key longer than the tables hold",
+        })
+    }
+}
+
+/// Why the search stopped before its verdict.
+enum Halt {
+    Limit(QuotientLimit),
+    Broken(Broken),
+}
+
+impl From<QuotientLimit> for Halt {
+    fn from(l: QuotientLimit) -> Halt {
+        Halt::Limit(l)
+    }
 }
 
 impl QuotientVerdict {
@@ -302,6 +344,7 @@ impl QuotientVerdict {
             QuotientVerdict::Limit(QuotientLimit::Memory) => "limit-memory",
             QuotientVerdict::Limit(QuotientLimit::Stopped) => "stopped",
             QuotientVerdict::NotApplicable(_) => "not-applicable",
+            QuotientVerdict::Broken(_) => "broken",
         }
     }
 }
@@ -310,6 +353,7 @@ impl fmt::Display for QuotientVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             QuotientVerdict::NotApplicable(why) => write!(f, "not applicable ({why})"),
+            QuotientVerdict::Broken(why) => write!(f, "broken invariant ({why})"),
             v => f.write_str(v.name()),
         }
     }
@@ -355,6 +399,29 @@ pub struct QuotientResult {
 /// exhausted (`Lost`), a won abstract position is met (`BranchWin`), a budget runs out, or
 /// `stop` becomes true (checked every few thousand nodes).
 pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> QuotientResult {
+    run_search(deal, opts, stop, None).0
+}
+
+/// [`search`] that also keeps every position it stores, in the encoding of a quotient
+/// certificate's members ([`crate::certificate::quotient::Quotient::encode`]): with
+/// `no_repeat` off, a `Lost` run's positions are closed under every abstract move (the
+/// certificate pass, [`super::certify`]). The members count against `max_bytes`.
+pub fn search_collect(
+    deal: &Deal,
+    opts: &QuotientOptions,
+    stop: &AtomicBool,
+    encoder: crate::certificate::quotient::Quotient,
+) -> (QuotientResult, crate::certificate::Members) {
+    let (r, members) = run_search(deal, opts, stop, Some(encoder));
+    (r, members.unwrap_or_default())
+}
+
+fn run_search(
+    deal: &Deal,
+    opts: &QuotientOptions,
+    stop: &AtomicBool,
+    encoder: Option<crate::certificate::quotient::Quotient>,
+) -> (QuotientResult, Option<crate::certificate::Members>) {
     let t0 = Instant::now();
     let mut out = QuotientResult {
         verdict: QuotientVerdict::Lost,
@@ -366,10 +433,16 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
         long_keys: 0,
         depth: 0,
     };
+    let mut members = None;
     match Abs::new(deal, opts.k, opts.dealt) {
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
         Ok(root) => {
             let mut s = Search::new(root, opts, stop, t0);
+            s.collect = encoder.map(|e| Collector {
+                encoder: e,
+                members: crate::certificate::Members::new(),
+                buf: Vec::new(),
+            });
             out.verdict = s.run();
             if out.verdict == QuotientVerdict::BranchWin {
                 out.line = s.line();
@@ -379,10 +452,37 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
             out.bytes = s.peak_bytes;
             out.long_keys = s.long.len as u64;
             out.depth = s.depth;
+            members = s.collect.map(|c| c.members);
         }
     }
     out.seconds = t0.elapsed().as_secs_f64();
-    out
+    (out, members)
+}
+
+/// The positions a certificate pass keeps (see [`search_collect`]).
+struct Collector {
+    encoder: crate::certificate::quotient::Quotient,
+    members: crate::certificate::Members,
+    buf: Vec<u8>,
+}
+
+impl Collector {
+    /// Keeps `a` as a member.
+    fn keep(&mut self, a: &Abs) {
+        use crate::certificate::quotient::APos;
+        let mut unmoved = [0u8; MAX_PILES];
+        if a.dealt {
+            unmoved = a.prefix;
+        }
+        let pos = APos {
+            len: a.len,
+            piles: a.pile,
+            unmoved,
+            found: a.f,
+        };
+        self.encoder.encode(&pos, &mut self.buf);
+        self.members.push(&self.buf);
+    }
 }
 
 /// The abstract `line` of a branch win played on `deal` itself: its moves, if every one is
@@ -594,25 +694,33 @@ impl Abs {
     }
 
     /// Pushes the foundation move of pile `i`'s top card (which fits), one per branch.
+    ///
+    /// # Errors
+    /// A broken invariant (see [`Broken`]): the card entering the window is not where the
+    /// abstraction says it must be. Dropping the move instead would drop every position behind
+    /// it, and a `Lost` would then prove nothing.
     #[inline]
-    fn push_home(&self, i: usize, out: &mut Vec<AMove>) {
+    fn push_home(&self, i: usize, out: &mut Vec<AMove>) -> Result<(), Broken> {
         let c = self.top(i);
         let (rank, suit) = (c >> 3, c & 7);
         let r = rank + self.k;
         if r > KING {
             out.push(AMove::home(i, suit, NO_BRANCH, 0));
-            return;
+            return Ok(());
         }
         let want = sym(r, UNFIXED);
         if self.dealt {
             // Never moved: the card is where it was dealt, the one branch.
             let (p, q) = self.dealt_at[usize::from(r) * 4 + usize::from(suit)];
             if p != NO_BRANCH && q < self.prefix[p as usize] {
-                debug_assert_eq!(self.pile[p as usize][q as usize], want);
+                if self.pile[p as usize][q as usize] != want {
+                    return Err(Broken::DealtPlace);
+                }
                 out.push(AMove::home(i, suit, p, q));
-                return;
+                return Ok(());
             }
         }
+        let before = out.len();
         for p in 0..self.n {
             // With the refinement, a card moved: not one in a pile's never-moved bottom.
             let from = if self.dealt {
@@ -626,15 +734,18 @@ impl Abs {
                 }
             }
         }
-        debug_assert!(
-            out.last().is_some_and(|m| m.to() == FOUND && m.from() == i),
-            "the card entering the window is on the tableau"
-        );
+        if out.len() == before {
+            return Err(Broken::NoBranch);
+        }
+        Ok(())
     }
 
     /// Pushes every move of a position with no safe move. `last`: the pile whose single-card
     /// moves the no-repeat rule leaves out.
-    fn generate(&self, last: Option<usize>, out: &mut Vec<AMove>) {
+    ///
+    /// # Errors
+    /// A broken invariant met by a foundation move ([`Abs::push_home`]).
+    fn generate(&self, last: Option<usize>, out: &mut Vec<AMove>) -> Result<(), Broken> {
         let n = self.n;
         let mut by_rank = [0u16; 16];
         let mut first_empty = None;
@@ -646,7 +757,7 @@ impl Abs {
             }
             by_rank[(c >> 3) as usize] |= 1 << i;
             if self.fits(c) && last != Some(i) {
-                self.push_home(i, out);
+                self.push_home(i, out)?;
             }
         }
         for i in 0..n {
@@ -690,6 +801,7 @@ impl Abs {
                 }
             }
         }
+        Ok(())
     }
 
     /// Plays `m` and returns it with the source pile's never-moved count before the move
@@ -798,8 +910,20 @@ impl Codes {
             }
             let bits = 32 - options.saturating_sub(1).leading_zeros();
             for tag in 0..5u8 {
-                self.code[sym(r, tag) as usize] =
-                    (u32::from(r) << bits | index[tag as usize], 4 + bits);
+                // A symbol no position under `f` can hold (a suit not fixed at this rank, or
+                // "unfixed" where every card is fixed) gets a value too wide for its field:
+                // `Bits::put` flags it, and the key is refused (see `Broken::Code`).
+                let valid = if tag == UNFIXED {
+                    unfixed
+                } else {
+                    let h = f[tag as usize];
+                    h < r && r <= h + k
+                };
+                self.code[sym(r, tag) as usize] = if valid {
+                    (u32::from(r) << bits | index[tag as usize], 4 + bits)
+                } else {
+                    (u32::MAX, 4 + bits)
+                };
             }
         }
     }
@@ -811,6 +935,9 @@ struct Bits {
     at: usize,
     acc: u64,
     used: u32,
+    /// A value wider than its field was put: its high bits would have run into the field
+    /// before and merged two positions' keys (see `Broken::Code`).
+    wide: bool,
 }
 
 impl Bits {
@@ -821,12 +948,17 @@ impl Bits {
             at: 0,
             acc: 0,
             used: 0,
+            wide: false,
         }
     }
 
+    /// Puts the low `bits` (at most 32) of `value`; a `value` with more bits set marks the
+    /// key as broken ([`Bits::finish`]), in every build.
     #[inline]
     fn put(&mut self, value: u64, bits: u32) {
-        debug_assert!(bits <= 32 && value >> bits == 0);
+        debug_assert!(bits <= 32);
+        self.wide |= value >> bits != 0;
+        let value = value & ((1u64 << bits) - 1);
         if self.used + bits <= 64 {
             self.acc = if bits == 0 {
                 self.acc
@@ -850,13 +982,19 @@ impl Bits {
     }
 
     /// The words and the number of bits written.
+    ///
+    /// # Errors
+    /// [`Broken::Code`] if a value was wider than its field.
     #[inline]
-    fn finish(mut self) -> ([u64; LONG_WORDS + 1], usize) {
+    fn finish(mut self) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
+        if self.wide {
+            return Err(Broken::Code);
+        }
         let bits = self.at * 64 + self.used as usize;
         if self.used > 0 {
             self.words[self.at] = self.acc << (64 - self.used);
         }
-        (self.words, bits)
+        Ok((self.words, bits))
     }
 }
 
@@ -965,6 +1103,8 @@ struct Search<'a> {
     depth: usize,
     /// The move that won, if one did (see [`Search::line`]).
     won_by: Option<AMove>,
+    /// The certificate pass's members, when it runs (see [`search_collect`]).
+    collect: Option<Collector>,
 }
 
 impl<'a> Search<'a> {
@@ -988,6 +1128,7 @@ impl<'a> Search<'a> {
             peak_bytes: 0,
             depth: 0,
             won_by: None,
+            collect: None,
         }
     }
 
@@ -997,12 +1138,18 @@ impl<'a> Search<'a> {
     }
 
     fn bytes(&self) -> usize {
-        self.main.bytes() + self.long.bytes() + self.path_bytes()
+        self.main.bytes()
+            + self.long.bytes()
+            + self.path_bytes()
+            + self.collect.as_ref().map_or(0, |c| c.members.bytes())
     }
 
     /// The position's key: its words and its length in bits.
+    ///
+    /// # Errors
+    /// [`Broken::Code`]: a symbol the foundations do not allow, whose code would merge keys.
     #[inline]
-    fn key(&mut self) -> ([u64; LONG_WORDS + 1], usize) {
+    fn key(&mut self) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
         let a = &self.a;
         self.codes.update(a.f, a.k);
         let n = a.n;
@@ -1083,8 +1230,8 @@ impl<'a> Search<'a> {
 
     /// Stores the position's key; `Ok(true)` if it is new.
     #[inline]
-    fn enter(&mut self) -> Result<bool, QuotientLimit> {
-        let (words, bits) = self.key();
+    fn enter(&mut self) -> Result<bool, Halt> {
+        let (words, bits) = self.key().map_err(Halt::Broken)?;
         if bits <= MAIN_WORDS * 64 {
             if self.main.needs_growth() {
                 self.grow_check(self.main.grown_bytes())?;
@@ -1093,7 +1240,9 @@ impl<'a> Search<'a> {
             let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
             Ok(self.main.insert(&key))
         } else {
-            assert!(bits <= LONG_WORDS * 64, "quotient key of {bits} bits");
+            if bits > LONG_WORDS * 64 {
+                return Err(Halt::Broken(Broken::KeyLength));
+            }
             if self.long.needs_growth() {
                 self.grow_check(self.long.grown_bytes())?;
                 self.long.grow();
@@ -1135,7 +1284,7 @@ impl<'a> Search<'a> {
     /// Opens a frame for the position just entered by `via`: its safe move's branches if it
     /// has one, else (if it is new) all its moves. `Ok(false)`: already in the table.
     #[inline]
-    fn open(&mut self, via: Option<AMove>) -> Result<bool, QuotientLimit> {
+    fn open(&mut self, via: Option<AMove>) -> Result<bool, Halt> {
         self.nodes += 1;
         let start = self.moves.len();
         let safe = if self.opts.autoplay {
@@ -1144,20 +1293,28 @@ impl<'a> Search<'a> {
             None
         };
         if let Some(i) = safe {
-            self.a.push_home(i, &mut self.moves);
+            self.a.push_home(i, &mut self.moves).map_err(Halt::Broken)?;
         } else {
             if !self.enter()? {
                 self.nodes -= 1;
                 return Ok(false);
             }
             self.positions += 1;
+            if let Some(c) = &mut self.collect {
+                c.keep(&self.a);
+            }
             // No repeat: only after a single tableau move with nothing played after it.
             let last = via
                 .filter(|m| self.opts.no_repeat && m.to() != FOUND && m.count() == 1)
                 .map(|m| m.to() as usize);
-            self.a.generate(last, &mut self.moves);
+            self.a
+                .generate(last, &mut self.moves)
+                .map_err(Halt::Broken)?;
         }
-        debug_assert!(self.moves.len() < u32::MAX as usize);
+        // Frames hold 32-bit places in the move stack.
+        if self.moves.len() >= u32::MAX as usize {
+            return Err(Halt::Limit(QuotientLimit::Memory));
+        }
         self.frames.push(Frame {
             next: start as u32,
             end: self.moves.len() as u32,
@@ -1185,11 +1342,12 @@ impl<'a> Search<'a> {
     fn run(&mut self) -> QuotientVerdict {
         match self.dfs() {
             Ok(v) => v,
-            Err(l) => QuotientVerdict::Limit(l),
+            Err(Halt::Limit(l)) => QuotientVerdict::Limit(l),
+            Err(Halt::Broken(why)) => QuotientVerdict::Broken(why),
         }
     }
 
-    fn dfs(&mut self) -> Result<QuotientVerdict, QuotientLimit> {
+    fn dfs(&mut self) -> Result<QuotientVerdict, Halt> {
         if self.a.won() {
             return Ok(QuotientVerdict::BranchWin);
         }
@@ -1318,13 +1476,13 @@ mod tests {
                         Instant::now(),
                     );
                     for _ in 0..400 {
-                        let (words, bits) = s.key();
+                        let (words, bits) = s.key().expect("a valid key");
                         let key = words[..bits.div_ceil(64)].to_vec();
                         let form = slow(&s.a);
                         assert_eq!(by_key.entry(key.clone()).or_insert(form.clone()), &form);
                         assert_eq!(by_slow.entry(form).or_insert(key.clone()), &key);
                         let mut list = Vec::new();
-                        s.a.generate(None, &mut list);
+                        s.a.generate(None, &mut list).expect("moves");
                         if list.is_empty() {
                             break;
                         }

@@ -8,7 +8,9 @@
 
 use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
-use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Verdict};
+use super::{
+    quotient, search, table, Limit, Outcome, Phase, Progress, SolveError, Solver, Verdict,
+};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Position;
@@ -24,7 +26,7 @@ impl Solver {
         &self,
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Outcome {
+    ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
         let threads = self.threads.max(1);
         // The recent-key caches take at most an eighth of the budget (in fact a few hundred
@@ -91,17 +93,17 @@ impl Solver {
             let (line, limit) = ctx.attempt(Some(budget), 0, true, progress);
             match (line, limit) {
                 (Some(line), _) => {
-                    return ctx.outcome(Ok(line), attempts, Some(Phase::Quick));
+                    return Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quick)));
                 }
                 (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
-                    return ctx.outcome(Err(Some(l)), attempts, None);
+                    return Ok(ctx.outcome(Err(Some(l)), attempts, None));
                 }
                 (None, Some(Limit::Nodes)) => {
                     // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
                     if let Some(pf) = portfolio.as_mut() {
                         let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, bf_deadline, attempts);
                         if let Some(out) = out {
-                            return out;
+                            return Ok(out);
                         }
                     }
                 }
@@ -139,7 +141,7 @@ impl Solver {
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let unit = (b / bf_share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
-                        return out;
+                        return Ok(out);
                     }
                     if pf.is_done() {
                         portfolio = None;
@@ -159,7 +161,7 @@ impl Solver {
                     });
                     p.earn(b);
                     if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
-                        return out;
+                        return Ok(out);
                     }
                 }
                 k += 1;
@@ -170,7 +172,7 @@ impl Solver {
                 Some(line) => Ok(line),
                 None => Err(limit),
             };
-            return ctx.outcome(result, attempts, phase);
+            return Ok(ctx.outcome(result, attempts, phase));
         }
     }
 }
@@ -549,14 +551,16 @@ impl<'a, const W: usize> Probes<'a, W> {
 }
 
 /// Runs the quotient phase if it has earned a run: the outcome when it decides the deal
-/// (lost, with the states of the run that proved it) or the deadline passes.
+/// (lost, with the states of the run that proved it) or the deadline passes, and an error
+/// when a run met a broken invariant (see [`quotient::Broken`]: the solve then proves
+/// nothing, and says so instead of going on as if the run had not happened).
 fn quotient_step<const W: usize>(
     schedule: &mut Option<QuotientSchedule>,
     ctx: &mut Context<'_, W>,
     reserved: usize,
     portfolio: &mut Option<Portfolio<'_, W>>,
     attempts: u32,
-) -> Option<Outcome> {
+) -> Option<Result<Outcome, SolveError>> {
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
     let deadline = limits.deadline(ctx.t0);
@@ -585,14 +589,17 @@ fn quotient_step<const W: usize>(
     };
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
-        QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
-        QuotientStep::Won { line } => Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))),
+        QuotientStep::Deadline => Some(Ok(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None))),
+        QuotientStep::Won { line } => {
+            Some(Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))))
+        }
         QuotientStep::Lost { positions } => {
             let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
             out.states = positions;
             out.peak_states = out.peak_states.max(positions);
-            Some(out)
+            Some(Ok(out))
         }
+        QuotientStep::Broken(why) => Some(Err(SolveError::Invariant(why.to_string()))),
     }
 }
 
@@ -662,6 +669,8 @@ pub(super) enum QuotientStep {
     /// [`QuotientSchedule::run`]'s `recallable`): the run is not charged, and can start
     /// again once they give the room back.
     Short,
+    /// A run met a broken invariant: the solve ends as an error.
+    Broken(quotient::Broken),
 }
 
 impl QuotientSchedule {
@@ -752,6 +761,10 @@ impl QuotientSchedule {
                 QuotientVerdict::Limit(QuotientLimit::Seconds) => return QuotientStep::Deadline,
                 QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
                 | QuotientVerdict::NotApplicable(_) => self.off = true,
+                QuotientVerdict::Broken(why) => {
+                    self.off = true;
+                    return QuotientStep::Broken(why);
+                }
             }
         }
         QuotientStep::Continue
