@@ -437,6 +437,8 @@ fn run_search(
     match Abs::new(deal, opts.k, opts.dealt) {
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
         Ok(root) => {
+            #[cfg(test)]
+            let root = tests::tripped(root);
             let mut s = Search::new(root, opts, stop, t0);
             s.collect = encoder.map(|e| Collector {
                 encoder: e,
@@ -1384,8 +1386,142 @@ impl<'a> Search<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::rules::Variant;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Set by a test: the next search on this thread starts from a broken position (see
+        /// [`trip_next_search`]).
+        static TRIP: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Makes the next quotient search on this thread start from a broken position (every
+    /// three turned into a four: the first foundation move that brings a three into a window
+    /// finds none, see [`Broken::NoBranch`] and [`Broken::DealtPlace`]), so that a test of
+    /// the schedule sees what a broken invariant does to a solve.
+    pub(crate) fn trip_next_search() {
+        TRIP.with(|t| t.set(true));
+    }
+
+    pub(super) fn tripped(mut a: Abs) -> Abs {
+        if TRIP.with(|t| t.replace(false)) {
+            forget_rank(&mut a, 3);
+        }
+        a
+    }
+
+    /// Turns every symbol of rank `r` into one of rank `r + 1` known by rank: the position no
+    /// longer holds the cards a foundation move may bring into a window.
+    fn forget_rank(a: &mut Abs, r: u8) {
+        for i in 0..a.n {
+            for q in 0..a.len[i] as usize {
+                if a.pile[i][q] >> 3 == r {
+                    a.pile[i][q] = sym(r + 1, UNFIXED);
+                }
+            }
+        }
+    }
+
+    /// Streets-and-alleys deal 1 with the ace of clubs moved to the top of the first pile:
+    /// it goes home at once (a safe move), and the three of clubs enters the window `k = 2`.
+    pub(crate) fn ace_on_top() -> Deal {
+        let mut deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
+        let ace = crate::card::Card::new(1, crate::card::Suit::Clubs);
+        let (i, q) = deal
+            .tableau
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| p.iter().position(|&c| c == ace).map(|q| (i, q)))
+            .expect("the ace is dealt");
+        let top = *deal.tableau[0].last().expect("a card");
+        deal.tableau[i][q] = top;
+        *deal.tableau[0].last_mut().expect("a card") = ace;
+        deal
+    }
+
+    fn run_on(a: Abs, opts: &QuotientOptions) -> QuotientVerdict {
+        let stop = AtomicBool::new(false);
+        let mut s = Search::new(a, opts, &stop, Instant::now());
+        s.run()
+    }
+
+    /// A foundation move that finds no place for the card entering the window ends the run
+    /// as `Broken`, never `Lost` (it used to be a `debug_assert`: in release the move, and
+    /// every position behind it, was dropped).
+    #[test]
+    fn a_foundation_move_with_no_branch_breaks_the_run() {
+        let opts = QuotientOptions {
+            k: 2,
+            dealt: false,
+            ..QuotientOptions::default()
+        };
+        let mut a = Abs::new(&ace_on_top(), 2, false).unwrap();
+        assert_eq!(run_on(a.clone(), &opts), QuotientVerdict::Lost);
+        forget_rank(&mut a, 3);
+        assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::NoBranch));
+    }
+
+    /// With the dealt refinement, the card entering the window from its never-moved place
+    /// must be there.
+    #[test]
+    fn a_card_missing_from_its_dealt_place_breaks_the_run() {
+        let opts = QuotientOptions {
+            k: 2,
+            ..QuotientOptions::default()
+        };
+        let mut a = Abs::new(&ace_on_top(), 2, true).unwrap();
+        let (p, q) = a.dealt_at[3 * 4];
+        assert!(
+            q < a.prefix[p as usize],
+            "the three of clubs is never moved"
+        );
+        a.pile[p as usize][q as usize] = sym(3, 1);
+        assert_eq!(
+            run_on(a, &opts),
+            QuotientVerdict::Broken(Broken::DealtPlace)
+        );
+    }
+
+    /// A symbol the foundations do not allow (a suit kept at a rank outside its window) has
+    /// no code of its own: the key is refused instead of sharing another position's.
+    #[test]
+    fn a_code_that_does_not_fit_breaks_the_run() {
+        let opts = QuotientOptions {
+            k: 2,
+            dealt: false,
+            ..QuotientOptions::default()
+        };
+        let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
+        let mut a = Abs::new(&deal, 2, false).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut s = Search::new(a.clone(), &opts, &stop, Instant::now());
+        assert!(s.key().is_ok());
+        // A nine with its suit kept while every foundation is empty (window: ranks 1, 2).
+        let (i, q) = (0..a.n)
+            .find_map(|i| {
+                (0..a.len[i] as usize)
+                    .find(|&q| a.pile[i][q] >> 3 == 9)
+                    .map(|q| (i, q))
+            })
+            .expect("a nine");
+        a.pile[i][q] = sym(9, 2);
+        let mut s = Search::new(a.clone(), &opts, &stop, Instant::now());
+        assert_eq!(s.key(), Err(Broken::Code));
+        assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::Code));
+    }
+
+    /// Bits wider than their field are refused, whatever they are.
+    #[test]
+    fn a_value_wider_than_its_field_is_refused() {
+        let mut w = Bits::new();
+        w.put(0b11, 2);
+        assert!(w.finish().is_ok());
+        let mut w = Bits::new();
+        w.put(0b100, 2);
+        assert_eq!(w.finish(), Err(Broken::Code));
+    }
 
     #[test]
     fn bits_pack_most_significant_first() {
@@ -1395,7 +1531,7 @@ mod tests {
         for _ in 0..20 {
             w.put(0xABC, 12);
         }
-        let (words, bits) = w.finish();
+        let (words, bits) = w.finish().expect("fields that fit");
         assert_eq!(bits, 4 + 240);
         let mut want = vec![true, true, false, true];
         for _ in 0..20 {

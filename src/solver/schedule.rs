@@ -941,6 +941,25 @@ mod tests {
     use super::{
         luby, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K, QUOTIENT_MAX_K,
     };
+
+    /// A quotient run that meets a broken invariant ends the solve as an error, never as
+    /// `unsolvable`: the deal (streets-and-alleys 1 with the ace of clubs on top of a pile) is
+    /// lost, the quotient's first run proves it, and with that run started from a broken
+    /// position (the ace's move home finds no three to bring into its window) the solve
+    /// returns the error.
+    #[test]
+    fn a_broken_quotient_run_ends_the_solve_as_an_error() {
+        use crate::solver::{Phase, SolveError, Solver, Verdict};
+        let deal = crate::solver::quotient::tests::ace_on_top();
+        let out = Solver::default().solve(&deal).unwrap();
+        assert_eq!(out.verdict, Verdict::Unsolvable);
+        assert_eq!(out.phase, Some(Phase::Quotient));
+        crate::solver::quotient::tests::trip_next_search();
+        match Solver::default().solve(&deal) {
+            Err(SolveError::Invariant(why)) => assert!(why.contains("window"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
     use crate::check::{check_win, steps_of};
     use crate::deal::Deal;
     use crate::rules::Variant;
