@@ -79,12 +79,11 @@ trait Rules: Sync {
         f: &mut dyn FnMut(&Self::Pos) -> Result<(), Fail>,
     ) -> Result<(), Fail>;
     /// Every move and the settled positions it leads to.
-    fn each(
-        &self,
-        p: &Self::Pos,
-        f: &mut dyn FnMut(&dyn Display, &Self::Pos) -> Result<(), Fail>,
-    ) -> Result<(), Fail>;
+    fn each(&self, p: &Self::Pos, f: Visit<'_, Self::Pos>) -> Result<(), Fail>;
 }
+
+/// What [`Rules::each`] calls with each move (as text) and each position it leads to.
+type Visit<'a, P> = &'a mut dyn FnMut(&dyn Display, &P) -> Result<(), Fail>;
 
 /// A check that stopped inside a member's moves.
 enum Fail {
@@ -129,11 +128,7 @@ impl Rules for Exact {
         self.settle(&mut b);
         f(&b)
     }
-    fn each(
-        &self,
-        p: &Self::Pos,
-        f: &mut dyn FnMut(&dyn Display, &Self::Pos) -> Result<(), Fail>,
-    ) -> Result<(), Fail> {
+    fn each(&self, p: &Self::Pos, f: Visit<'_, Self::Pos>) -> Result<(), Fail> {
         self.successors(p, |m, q| f(m, q))
     }
 }
@@ -166,11 +161,7 @@ impl Rules for Quotient {
         let a = self.start(start)?;
         self.settle(a, &mut |b| f(&b))
     }
-    fn each(
-        &self,
-        p: &Self::Pos,
-        f: &mut dyn FnMut(&dyn Display, &Self::Pos) -> Result<(), Fail>,
-    ) -> Result<(), Fail> {
+    fn each(&self, p: &Self::Pos, f: Visit<'_, Self::Pos>) -> Result<(), Fail> {
         self.successors(p, &mut |m, q| f(m, &q))
     }
 }

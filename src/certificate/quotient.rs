@@ -241,13 +241,11 @@ impl Quotient {
                     by_rank[usize::from(r)]
                 ));
             }
-            for s in 0..4 {
-                let h = a.found[s];
+            for (s, (&h, &got)) in a.found.iter().zip(&fixed[usize::from(r)]).enumerate() {
                 let want = u16::from(h < r && r <= h + self.k);
-                if fixed[usize::from(r)][s] != want {
+                if got != want {
                     return Err(format!(
-                        "{} symbols of the fixed card of rank {r}, suit {s}",
-                        fixed[usize::from(r)][s]
+                        "{got} symbols of the fixed card of rank {r}, suit {s}"
                     ));
                 }
             }

@@ -207,8 +207,7 @@ pub fn certify(
 fn exact_members(deal: &Deal, opts: &CertifyOptions, t0: Instant) -> Result<Members, CertifyError> {
     let game = certificate::game_of(&deal.rules);
     let start = certificate::start_of(deal);
-    let enc =
-        Exact::new(game, &start, opts.autoplay).map_err(|why| CertifyError::NotApplicable(why))?;
+    let enc = Exact::new(game, &start, opts.autoplay).map_err(CertifyError::NotApplicable)?;
     let mut board = enc
         .start_board(&start)
         .map_err(CertifyError::NotApplicable)?;
