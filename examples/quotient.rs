@@ -108,6 +108,7 @@ fn main() {
             "--exact-nodes" => exact_nodes = val().parse().unwrap_or_else(|_| bad("--exact-nodes")),
             "--lost-only" => lost_only = true,
             "--plain" => opts.dealt = false,
+            "--repeat" => opts.no_repeat = false,
             other => bad(&format!("unknown argument `{other}`")),
         }
     }

@@ -16,7 +16,7 @@
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
 use crate::rules::Rules;
-use crate::solver::{Limit, Outcome, SolveError, Solver, Verdict};
+use crate::solver::{Limit, Outcome, Solver, Verdict};
 use crate::stats::wilson;
 use crate::text::Cut;
 use crate::{Error, InputError};
@@ -539,10 +539,10 @@ pub fn run(
         numbering,
         seeds,
         done,
-        move |deal: &Deal| per.solve(deal),
+        move |deal: &Deal| Ok((per.solve(deal)?, None)),
         threads,
         interrupt,
-        sink,
+        &mut |row, deal, out, _| sink(row, deal, out),
     )
 }
 
@@ -553,16 +553,16 @@ fn run_with(
     numbering: Numbering,
     seeds: Seeds,
     done: &HashSet<u64>,
-    solve: impl Fn(&Deal) -> Result<Outcome, SolveError> + Send + Sync + 'static,
+    solve: impl Fn(&Deal) -> Result<(Outcome, Option<CertNote>), Error> + Send + Sync + 'static,
     threads: usize,
     interrupt: &AtomicBool,
-    sink: &mut dyn FnMut(Row, Deal, Outcome) -> Result<(), Error>,
+    sink: &mut dyn FnMut(Row, Deal, Outcome, Option<CertNote>) -> Result<(), Error>,
 ) -> Result<Ended, Error> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .map_err(std::io::Error::other)?;
-    type Solved = Result<(Row, Deal, Outcome), SolveError>;
+    type Solved = Result<(Row, Deal, Outcome, Option<CertNote>), Error>;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
     // Set when the receiver stops taking rows (the sink failed, or an interrupt): no more
     // deals are started.
@@ -597,8 +597,8 @@ fn run_with(
                         let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                             return;
                         };
-                        let solved =
-                            solve(&deal).map(|out| (Row::new(&deal, numbering, &out), deal, out));
+                        let solved = solve(&deal)
+                            .map(|(out, note)| (Row::new(&deal, numbering, &out), deal, out, note));
                         if tx.send(solved).is_err() {
                             stop.store(true, Ordering::Relaxed);
                         }
@@ -620,10 +620,7 @@ fn run_with(
         if interrupt.load(Ordering::Relaxed) {
             break Ok(Ended::Interrupted);
         }
-        if let Err(e) = solved
-            .map_err(Error::from)
-            .and_then(|(row, deal, out)| sink(row, deal, out))
-        {
+        if let Err(e) = solved.and_then(|(row, deal, out, note)| sink(row, deal, out, note)) {
             break Err(e);
         }
     };
@@ -647,6 +644,64 @@ pub enum RowFormat {
     Csv,
     /// One solve report ([`crate::report::Report`]) per line.
     Jsonl,
+}
+
+/// What became of a lost deal's certificate under `castle batch --certificates DIR`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CertNote {
+    /// Written (and checked).
+    Written {
+        /// Members.
+        positions: u64,
+        /// Bytes of the file.
+        bytes: u64,
+    },
+    /// Not built: a budget of the certificate pass ran out (the message says which).
+    Failed(String),
+}
+
+/// Builds, checks and writes the certificate of the lost `deal` into `dir` (see
+/// [`crate::solver::certify::file_name`]) with at most `max_bytes` of memory.
+///
+/// # Errors
+/// An internal error of the pass or the checker (a bug), or the file system's.
+fn certify_to(
+    dir: &Path,
+    deal: &Deal,
+    numbering: Numbering,
+    max_bytes: usize,
+) -> Result<CertNote, Error> {
+    use crate::solver::certify::{self, CertifyError, CertifyOptions};
+    let opts = CertifyOptions {
+        max_bytes,
+        ..CertifyOptions::default()
+    };
+    let certified = match certify::certify(deal, numbering, &opts) {
+        Ok(c) => c,
+        Err(e @ CertifyError::Limit(_)) => {
+            return Ok(CertNote::Failed(format!(
+                "seed {}: {e}",
+                deal.seed.unwrap_or(0)
+            )))
+        }
+        Err(e) => {
+            return Err(Error::Certificate(format!(
+                "seed {}: {e}",
+                deal.seed.unwrap_or(0)
+            )))
+        }
+    };
+    let path = dir.join(certify::file_name(deal, numbering));
+    let written = crate::certificate::write(&certified.certificate, &path).map_err(|e| {
+        Error::Certificate(format!(
+            "{}: cannot write the certificate: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(CertNote::Written {
+        positions: written.positions,
+        bytes: written.bytes,
+    })
 }
 
 /// What `castle batch` does: which deals, how they are solved, where the rows go.
@@ -675,10 +730,12 @@ pub struct BatchOptions {
     pub one_pass: bool,
     /// The node budgets of the passes before the last (default [`passes::PASS_NODES`]).
     pub pass_nodes: Vec<u64>,
+    /// Write a certificate of each lost deal into this directory (see [`CertNote`]).
+    pub certificates: Option<PathBuf>,
 }
 
 /// The verdicts of a batch so far.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Deals proved winnable.
     pub won: u64,
@@ -700,6 +757,12 @@ pub struct Tally {
     pub waiting: u64,
     /// Deals decided by each pass (`unknown` rows of the last pass not counted).
     pub by_pass: [u64; passes::MAX_PASSES],
+    /// Certificates written (with `--certificates`).
+    pub certificates: u64,
+    /// Bytes of the certificates written.
+    pub certificate_bytes: u64,
+    /// Lost deals whose certificate pass ran out of a budget, with the message of each.
+    pub uncertified: Vec<String>,
 }
 
 impl Tally {
@@ -903,18 +966,41 @@ impl Batch {
             }
             let solver = pass.solver.clone();
             let spill = pass.spill.clone();
+            let certificates = o.certificates.clone();
+            let numbering = o.numbering;
             let solve = move |deal: &Deal| {
-                let out = solver.solve(deal)?;
-                match &spill {
-                    Some(s) if out.limit == Some(Limit::Memory) => {
-                        let mut again = s.solve(deal)?;
-                        passes::Carry::default().after(&out, 0).charge(&mut again);
-                        Ok(again)
-                    }
-                    _ => Ok(out),
+                let mut out = solver.solve(deal)?;
+                if let Some(s) = spill.as_ref().filter(|_| out.limit == Some(Limit::Memory)) {
+                    let mut again = s.solve(deal)?;
+                    passes::Carry::default().after(&out, 0).charge(&mut again);
+                    out = again;
                 }
+                // A lost deal's verdict is final in any pass: its certificate is built here,
+                // on the worker.
+                let note = match &certificates {
+                    Some(dir) if out.verdict == Verdict::Unsolvable => Some(certify_to(
+                        dir,
+                        deal,
+                        numbering,
+                        solver.limits.memory_bytes,
+                    )?),
+                    _ => None,
+                };
+                Ok((out, note))
             };
-            let mut sink = |row: Row, deal: Deal, mut outcome: Outcome| -> Result<(), Error> {
+            let mut sink = |row: Row,
+                            deal: Deal,
+                            mut outcome: Outcome,
+                            note: Option<CertNote>|
+             -> Result<(), Error> {
+                match note {
+                    Some(CertNote::Written { bytes, .. }) => {
+                        tally.certificates += 1;
+                        tally.certificate_bytes += bytes;
+                    }
+                    Some(CertNote::Failed(why)) => tally.uncertified.push(why),
+                    None => {}
+                }
                 let carry = carried.remove(&row.seed).unwrap_or_default();
                 if let Some(next) = plan.next(i, &outcome) {
                     let c = carry.after(&outcome, next);

@@ -3,6 +3,7 @@
 //! they name; `main.rs` dispatches. This is the only module that knows clap, and with
 //! [`progress`] (the spinner and the progress bar) the only one that knows indicatif.
 
+pub mod certificate;
 pub mod progress;
 pub mod signals;
 
@@ -64,7 +65,21 @@ pub enum Command {
     /// standard input or output is not a terminal; `help` lists the commands).
     #[command(after_help = PLAY_EXAMPLES)]
     Play(PlayArgs),
+    /// Check certificates of lost deals (from `solve --certificate` or `batch
+    /// --certificates`) with code independent of the search: the deal's start is in the set,
+    /// no member is won, and every legal move from every member stays in it.
+    #[command(after_help = CHECK_CERTIFICATE_EXAMPLES)]
+    CheckCertificate(CheckCertificateArgs),
 }
+
+const CHECK_CERTIFICATE_EXAMPLES: &str =
+    "Exit code 0 when every file checks out, 1 when one is rejected (the first member
+whose move leaves the set is printed), 2 for a file that is not a certificate.
+
+Examples:
+  castle solve --seed 9830 --certificate c.cert && castle check-certificate c.cert
+  castle check-certificate c.cert --seed 9830       also require it to be about deal 9830
+  castle check-certificate certs/*.cert -j 2        every certificate of a batch";
 
 const DEAL_EXAMPLES: &str = "Examples:
   castle deal --seed 42                       deal 42 of beleaguered-castle, as text
@@ -82,6 +97,7 @@ Examples:
   castle solve my-board.txt                   a deal file (text, fc-solve board or JSON)
   castle solve < board.fcs                    a deal on standard input
   castle solve -v castile --seed 7 -f json    the JSON report (castle verify reads it)
+  castle solve --seed 9830 --certificate c.cert   a lost deal's certificate
   castle solve --seed 42 --short              search on for the shortest win
   castle solve -v courtyard --seed 1 --max-seconds 10";
 
@@ -103,7 +119,8 @@ const BENCH_EXAMPLES: &str = "Examples:
 const BATCH_EXAMPLES: &str = "Examples:
   castle batch --seeds 1..1000 --csv bc.csv             resumable: run it again to go on
   castle batch -v sa --seeds 1..100 -f jsonl > sa.jsonl
-  castle batch --seeds 1..100000 --shard 0/4 --csv bc-0.csv   one machine's quarter";
+  castle batch --seeds 1..100000 --shard 0/4 --csv bc-0.csv   one machine's quarter
+  castle batch --seeds 1..1000 --csv bc.csv --certificates certs   with each loss's certificate";
 
 const STATS_EXAMPLES: &str = "Examples:
   castle stats bc.csv                         win rate, lengths, nodes
@@ -217,6 +234,10 @@ pub struct BatchArgs {
         conflicts_with = "one_pass"
     )]
     pub pass_nodes: String,
+    /// Write a certificate of each deal proved lost into this directory (made if missing),
+    /// as `VARIANT-SEED.cert` (see `solve --certificate`); `check-certificate` checks them.
+    #[arg(long, value_name = "DIR")]
+    pub certificates: Option<PathBuf>,
     /// Budgets for each deal; --memory is shared by all threads.
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -545,6 +566,50 @@ pub struct SolveArgs {
     /// No progress spinner.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// When the verdict is `unsolvable`, write a certificate of the loss to FILE: a set of
+    /// positions that holds the deal, is closed under every legal move and holds no won
+    /// position, built by a search of its own and checked before it is written
+    /// (`castle check-certificate FILE` checks it again, with code independent of the search).
+    #[arg(long, value_name = "FILE")]
+    pub certificate: Option<PathBuf>,
+    /// The certificate's kind: `auto` (the suit-blind quotient where the rules allow it and
+    /// it proves the loss, else the exact positions), `exact`, or `quotient:K` (window K).
+    #[arg(long, hide = true, default_value = "auto", requires = "certificate", value_parser = parse_certificate_kind)]
+    pub certificate_kind: castle::solver::certify::Method,
+    /// No safe-autoplay closure rule in the certificate: every position after every move is
+    /// a member (larger; the check then rests on the rules alone).
+    #[arg(long, requires = "certificate")]
+    pub certificate_no_autoplay: bool,
+}
+
+/// `castle check-certificate`.
+#[derive(Args, Debug)]
+pub struct CheckCertificateArgs {
+    /// Certificate files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The deal each certificate must be about (--seed with --variant and the rule options,
+    /// or --deal FILE): a certificate of another deal or other rules is rejected.
+    #[command(flatten)]
+    pub source: DealSource,
+    /// Threads checking each certificate's members.
+    #[arg(long, short = 'j', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+}
+
+/// `--certificate-kind`: `auto`, `exact` or `quotient:K`.
+fn parse_certificate_kind(s: &str) -> Result<castle::solver::certify::Method, String> {
+    use castle::solver::certify::Method;
+    match s {
+        "auto" => Ok(Method::Auto),
+        "exact" => Ok(Method::Exact),
+        _ => match s.strip_prefix("quotient:").map(str::parse::<u8>) {
+            Some(Ok(k)) if (1..=13).contains(&k) => Ok(Method::Quotient { k, dealt: true }),
+            _ => Err(format!(
+                "`{s}`: expected auto, exact or quotient:K (K = 1..13)"
+            )),
+        },
+    }
 }
 
 /// `castle verify`.
@@ -1042,6 +1107,10 @@ impl BatchArgs {
             retry_unknown: self.retry_unknown,
             one_pass: self.one_pass,
             pass_nodes: parse_pass_nodes(&self.pass_nodes)?,
+            certificates: match &self.certificates {
+                Some(dir) => Some(certificate::dir(dir)?),
+                None => None,
+            },
         })
     }
 }

@@ -39,6 +39,9 @@ pub enum Error {
     /// Reading standard input failed.
     #[error("reading standard input")]
     Stdin(#[source] std::io::Error),
+    /// A certificate of a lost deal could not be built (an internal error) or written.
+    #[error("certificate: {0}")]
+    Certificate(String),
 }
 
 impl Error {

@@ -116,6 +116,7 @@ pub mod analyze;
 pub mod batch;
 pub mod bench;
 pub mod card;
+pub mod certificate;
 pub mod check;
 pub mod deal;
 pub mod error;

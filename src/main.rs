@@ -105,6 +105,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(a) => {
             let deal = a.load()?;
             let solver = a.to_solver()?;
+            if let Some(path) = &a.certificate {
+                cli::certificate::probe(path)?;
+            }
             if !a.quiet {
                 note(&deal.rules, &solver);
             }
@@ -125,6 +128,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     )?;
                 }
             }
+            if let Some(path) = &a.certificate {
+                cli::certificate::after_solve(&mut out, &a, &deal, &result, path)?;
+            }
+        }
+        Command::CheckCertificate(a) => {
+            return Ok(cli::certificate::check_files(&mut out, &a)?);
         }
         Command::Verify(a) => {
             let passed = if a.fc_solve {
@@ -210,6 +219,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "{}",
                 progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref())
             );
+            if let Some(dir) = &a.certificates {
+                eprintln!(
+                    "{} written to {} ({})",
+                    castle::render::count(tally.certificates, "certificate"),
+                    dir.display(),
+                    cli::certificate::size(tally.certificate_bytes)
+                );
+                for why in &tally.uncertified {
+                    eprintln!("no certificate: {why}");
+                }
+            }
         }
         Command::Stats(a) => {
             let mut rows = Vec::new();

@@ -91,6 +91,9 @@ fn sweep(
                 QuotientVerdict::BranchWin => t.branch_wins += 1,
                 QuotientVerdict::Limit(_) => t.limits += 1,
                 QuotientVerdict::NotApplicable(why) => panic!("refused {r:?}: {why}"),
+                QuotientVerdict::Broken(why) => {
+                    panic!("{} seed {seed} k {k}: broken invariant: {why}", r.variant)
+                }
             }
         }
     }

@@ -106,6 +106,7 @@ pub fn measure(
         retry_unknown: false,
         one_pass: false,
         pass_nodes: crate::batch::passes::PASS_NODES.to_vec(),
+        certificates: None,
     };
     let batch = Batch::open(opts)?;
     let mut rows = Vec::new();

@@ -22,6 +22,7 @@
 //!   solver runs instead of the schedule under [`Solver::layered`].
 
 mod bestfirst;
+pub mod certify;
 pub mod layered;
 mod open;
 pub mod portfolio;
@@ -238,7 +239,7 @@ impl Solver {
         let mut out = if self.layered && layered::applies(deal) {
             self.solve_layered(deal, progress)
         } else {
-            self.attempts::<W>(deal, progress)
+            self.attempts::<W>(deal, progress)?
         };
         if out.verdict == Verdict::Solvable {
             out.first_len = Some(out.moves.len());

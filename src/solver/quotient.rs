@@ -289,6 +289,48 @@ pub enum QuotientVerdict {
     Limit(QuotientLimit),
     /// The rules are not ones the quotient applies to.
     NotApplicable(Refusal),
+    /// A check that guards the proof failed (a bug): the run proves nothing, and the solve
+    /// that ran it ends as an error (see [`Broken`]).
+    Broken(Broken),
+}
+
+/// A broken invariant of the quotient search: each is checked in every build, because the
+/// search cannot go on without it and stay a proof (a silently dropped move, or two positions
+/// sharing a key, could make a winnable deal look lost). None has ever been met; a run that
+/// meets one ends as [`QuotientVerdict::Broken`], never `Lost`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Broken {
+    /// A foundation move found no place for the card entering the window.
+    NoBranch,
+    /// The card entering the window from its dealt place is not there.
+    DealtPlace,
+    /// A symbol's code did not fit its field of the key (it would have merged keys).
+    Code,
+    /// A key longer than the longest key the tables hold.
+    KeyLength,
+}
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Broken::NoBranch => "a foundation move found no place for the card entering the window",
+            Broken::DealtPlace => "the card entering the window is not at its dealt place",
+            Broken::Code => "a card's code does not fit its field of the key",
+            Broken::KeyLength => "a key longer than the tables hold",
+        })
+    }
+}
+
+/// Why the search stopped before its verdict.
+enum Halt {
+    Limit(QuotientLimit),
+    Broken(Broken),
+}
+
+impl From<QuotientLimit> for Halt {
+    fn from(l: QuotientLimit) -> Halt {
+        Halt::Limit(l)
+    }
 }
 
 impl QuotientVerdict {
@@ -302,6 +344,7 @@ impl QuotientVerdict {
             QuotientVerdict::Limit(QuotientLimit::Memory) => "limit-memory",
             QuotientVerdict::Limit(QuotientLimit::Stopped) => "stopped",
             QuotientVerdict::NotApplicable(_) => "not-applicable",
+            QuotientVerdict::Broken(_) => "broken",
         }
     }
 }
@@ -310,6 +353,7 @@ impl fmt::Display for QuotientVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             QuotientVerdict::NotApplicable(why) => write!(f, "not applicable ({why})"),
+            QuotientVerdict::Broken(why) => write!(f, "broken invariant ({why})"),
             v => f.write_str(v.name()),
         }
     }
@@ -355,6 +399,29 @@ pub struct QuotientResult {
 /// exhausted (`Lost`), a won abstract position is met (`BranchWin`), a budget runs out, or
 /// `stop` becomes true (checked every few thousand nodes).
 pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> QuotientResult {
+    run_search(deal, opts, stop, None).0
+}
+
+/// [`search`] that also keeps every position it stores, in the encoding of a quotient
+/// certificate's members ([`crate::certificate::quotient::Quotient::encode`]): with
+/// `no_repeat` off, a `Lost` run's positions are closed under every abstract move (the
+/// certificate pass, [`super::certify`]). The members count against `max_bytes`.
+pub fn search_collect(
+    deal: &Deal,
+    opts: &QuotientOptions,
+    stop: &AtomicBool,
+    encoder: crate::certificate::quotient::Quotient,
+) -> (QuotientResult, crate::certificate::Members) {
+    let (r, members) = run_search(deal, opts, stop, Some(encoder));
+    (r, members.unwrap_or_default())
+}
+
+fn run_search(
+    deal: &Deal,
+    opts: &QuotientOptions,
+    stop: &AtomicBool,
+    encoder: Option<crate::certificate::quotient::Quotient>,
+) -> (QuotientResult, Option<crate::certificate::Members>) {
     let t0 = Instant::now();
     let mut out = QuotientResult {
         verdict: QuotientVerdict::Lost,
@@ -366,10 +433,18 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
         long_keys: 0,
         depth: 0,
     };
+    let mut members = None;
     match Abs::new(deal, opts.k, opts.dealt) {
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
         Ok(root) => {
+            #[cfg(test)]
+            let root = tests::tripped(root);
             let mut s = Search::new(root, opts, stop, t0);
+            s.collect = encoder.map(|e| Collector {
+                encoder: e,
+                members: crate::certificate::Members::new(),
+                buf: Vec::new(),
+            });
             out.verdict = s.run();
             if out.verdict == QuotientVerdict::BranchWin {
                 out.line = s.line();
@@ -379,10 +454,37 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
             out.bytes = s.peak_bytes;
             out.long_keys = s.long.len as u64;
             out.depth = s.depth;
+            members = s.collect.map(|c| c.members);
         }
     }
     out.seconds = t0.elapsed().as_secs_f64();
-    out
+    (out, members)
+}
+
+/// The positions a certificate pass keeps (see [`search_collect`]).
+struct Collector {
+    encoder: crate::certificate::quotient::Quotient,
+    members: crate::certificate::Members,
+    buf: Vec<u8>,
+}
+
+impl Collector {
+    /// Keeps `a` as a member.
+    fn keep(&mut self, a: &Abs) {
+        use crate::certificate::quotient::APos;
+        let mut unmoved = [0u8; MAX_PILES];
+        if a.dealt {
+            unmoved = a.prefix;
+        }
+        let pos = APos {
+            len: a.len,
+            piles: a.pile,
+            unmoved,
+            found: a.f,
+        };
+        self.encoder.encode(&pos, &mut self.buf);
+        self.members.push(&self.buf);
+    }
 }
 
 /// The abstract `line` of a branch win played on `deal` itself: its moves, if every one is
@@ -594,25 +696,33 @@ impl Abs {
     }
 
     /// Pushes the foundation move of pile `i`'s top card (which fits), one per branch.
+    ///
+    /// # Errors
+    /// A broken invariant (see [`Broken`]): the card entering the window is not where the
+    /// abstraction says it must be. Dropping the move instead would drop every position behind
+    /// it, and a `Lost` would then prove nothing.
     #[inline]
-    fn push_home(&self, i: usize, out: &mut Vec<AMove>) {
+    fn push_home(&self, i: usize, out: &mut Vec<AMove>) -> Result<(), Broken> {
         let c = self.top(i);
         let (rank, suit) = (c >> 3, c & 7);
         let r = rank + self.k;
         if r > KING {
             out.push(AMove::home(i, suit, NO_BRANCH, 0));
-            return;
+            return Ok(());
         }
         let want = sym(r, UNFIXED);
         if self.dealt {
             // Never moved: the card is where it was dealt, the one branch.
             let (p, q) = self.dealt_at[usize::from(r) * 4 + usize::from(suit)];
             if p != NO_BRANCH && q < self.prefix[p as usize] {
-                debug_assert_eq!(self.pile[p as usize][q as usize], want);
+                if self.pile[p as usize][q as usize] != want {
+                    return Err(Broken::DealtPlace);
+                }
                 out.push(AMove::home(i, suit, p, q));
-                return;
+                return Ok(());
             }
         }
+        let before = out.len();
         for p in 0..self.n {
             // With the refinement, a card moved: not one in a pile's never-moved bottom.
             let from = if self.dealt {
@@ -626,15 +736,18 @@ impl Abs {
                 }
             }
         }
-        debug_assert!(
-            out.last().is_some_and(|m| m.to() == FOUND && m.from() == i),
-            "the card entering the window is on the tableau"
-        );
+        if out.len() == before {
+            return Err(Broken::NoBranch);
+        }
+        Ok(())
     }
 
     /// Pushes every move of a position with no safe move. `last`: the pile whose single-card
     /// moves the no-repeat rule leaves out.
-    fn generate(&self, last: Option<usize>, out: &mut Vec<AMove>) {
+    ///
+    /// # Errors
+    /// A broken invariant met by a foundation move ([`Abs::push_home`]).
+    fn generate(&self, last: Option<usize>, out: &mut Vec<AMove>) -> Result<(), Broken> {
         let n = self.n;
         let mut by_rank = [0u16; 16];
         let mut first_empty = None;
@@ -646,7 +759,7 @@ impl Abs {
             }
             by_rank[(c >> 3) as usize] |= 1 << i;
             if self.fits(c) && last != Some(i) {
-                self.push_home(i, out);
+                self.push_home(i, out)?;
             }
         }
         for i in 0..n {
@@ -690,6 +803,7 @@ impl Abs {
                 }
             }
         }
+        Ok(())
     }
 
     /// Plays `m` and returns it with the source pile's never-moved count before the move
@@ -798,8 +912,20 @@ impl Codes {
             }
             let bits = 32 - options.saturating_sub(1).leading_zeros();
             for tag in 0..5u8 {
-                self.code[sym(r, tag) as usize] =
-                    (u32::from(r) << bits | index[tag as usize], 4 + bits);
+                // A symbol no position under `f` can hold (a suit not fixed at this rank, or
+                // "unfixed" where every card is fixed) gets a value too wide for its field:
+                // `Bits::put` flags it, and the key is refused (see `Broken::Code`).
+                let valid = if tag == UNFIXED {
+                    unfixed
+                } else {
+                    let h = f[tag as usize];
+                    h < r && r <= h + k
+                };
+                self.code[sym(r, tag) as usize] = if valid {
+                    (u32::from(r) << bits | index[tag as usize], 4 + bits)
+                } else {
+                    (u32::MAX, 4 + bits)
+                };
             }
         }
     }
@@ -811,6 +937,9 @@ struct Bits {
     at: usize,
     acc: u64,
     used: u32,
+    /// A value wider than its field was put: its high bits would have run into the field
+    /// before and merged two positions' keys (see `Broken::Code`).
+    wide: bool,
 }
 
 impl Bits {
@@ -821,12 +950,17 @@ impl Bits {
             at: 0,
             acc: 0,
             used: 0,
+            wide: false,
         }
     }
 
+    /// Puts the low `bits` (at most 32) of `value`; a `value` with more bits set marks the
+    /// key as broken ([`Bits::finish`]), in every build.
     #[inline]
     fn put(&mut self, value: u64, bits: u32) {
-        debug_assert!(bits <= 32 && value >> bits == 0);
+        debug_assert!(bits <= 32);
+        self.wide |= value >> bits != 0;
+        let value = value & ((1u64 << bits) - 1);
         if self.used + bits <= 64 {
             self.acc = if bits == 0 {
                 self.acc
@@ -850,13 +984,19 @@ impl Bits {
     }
 
     /// The words and the number of bits written.
+    ///
+    /// # Errors
+    /// [`Broken::Code`] if a value was wider than its field.
     #[inline]
-    fn finish(mut self) -> ([u64; LONG_WORDS + 1], usize) {
+    fn finish(mut self) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
+        if self.wide {
+            return Err(Broken::Code);
+        }
         let bits = self.at * 64 + self.used as usize;
         if self.used > 0 {
             self.words[self.at] = self.acc << (64 - self.used);
         }
-        (self.words, bits)
+        Ok((self.words, bits))
     }
 }
 
@@ -965,6 +1105,8 @@ struct Search<'a> {
     depth: usize,
     /// The move that won, if one did (see [`Search::line`]).
     won_by: Option<AMove>,
+    /// The certificate pass's members, when it runs (see [`search_collect`]).
+    collect: Option<Collector>,
 }
 
 impl<'a> Search<'a> {
@@ -988,6 +1130,7 @@ impl<'a> Search<'a> {
             peak_bytes: 0,
             depth: 0,
             won_by: None,
+            collect: None,
         }
     }
 
@@ -997,12 +1140,18 @@ impl<'a> Search<'a> {
     }
 
     fn bytes(&self) -> usize {
-        self.main.bytes() + self.long.bytes() + self.path_bytes()
+        self.main.bytes()
+            + self.long.bytes()
+            + self.path_bytes()
+            + self.collect.as_ref().map_or(0, |c| c.members.bytes())
     }
 
     /// The position's key: its words and its length in bits.
+    ///
+    /// # Errors
+    /// [`Broken::Code`]: a symbol the foundations do not allow, whose code would merge keys.
     #[inline]
-    fn key(&mut self) -> ([u64; LONG_WORDS + 1], usize) {
+    fn key(&mut self) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
         let a = &self.a;
         self.codes.update(a.f, a.k);
         let n = a.n;
@@ -1083,8 +1232,8 @@ impl<'a> Search<'a> {
 
     /// Stores the position's key; `Ok(true)` if it is new.
     #[inline]
-    fn enter(&mut self) -> Result<bool, QuotientLimit> {
-        let (words, bits) = self.key();
+    fn enter(&mut self) -> Result<bool, Halt> {
+        let (words, bits) = self.key().map_err(Halt::Broken)?;
         if bits <= MAIN_WORDS * 64 {
             if self.main.needs_growth() {
                 self.grow_check(self.main.grown_bytes())?;
@@ -1093,7 +1242,9 @@ impl<'a> Search<'a> {
             let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
             Ok(self.main.insert(&key))
         } else {
-            assert!(bits <= LONG_WORDS * 64, "quotient key of {bits} bits");
+            if bits > LONG_WORDS * 64 {
+                return Err(Halt::Broken(Broken::KeyLength));
+            }
             if self.long.needs_growth() {
                 self.grow_check(self.long.grown_bytes())?;
                 self.long.grow();
@@ -1135,7 +1286,7 @@ impl<'a> Search<'a> {
     /// Opens a frame for the position just entered by `via`: its safe move's branches if it
     /// has one, else (if it is new) all its moves. `Ok(false)`: already in the table.
     #[inline]
-    fn open(&mut self, via: Option<AMove>) -> Result<bool, QuotientLimit> {
+    fn open(&mut self, via: Option<AMove>) -> Result<bool, Halt> {
         self.nodes += 1;
         let start = self.moves.len();
         let safe = if self.opts.autoplay {
@@ -1144,20 +1295,28 @@ impl<'a> Search<'a> {
             None
         };
         if let Some(i) = safe {
-            self.a.push_home(i, &mut self.moves);
+            self.a.push_home(i, &mut self.moves).map_err(Halt::Broken)?;
         } else {
             if !self.enter()? {
                 self.nodes -= 1;
                 return Ok(false);
             }
             self.positions += 1;
+            if let Some(c) = &mut self.collect {
+                c.keep(&self.a);
+            }
             // No repeat: only after a single tableau move with nothing played after it.
             let last = via
                 .filter(|m| self.opts.no_repeat && m.to() != FOUND && m.count() == 1)
                 .map(|m| m.to() as usize);
-            self.a.generate(last, &mut self.moves);
+            self.a
+                .generate(last, &mut self.moves)
+                .map_err(Halt::Broken)?;
         }
-        debug_assert!(self.moves.len() < u32::MAX as usize);
+        // Frames hold 32-bit places in the move stack.
+        if self.moves.len() >= u32::MAX as usize {
+            return Err(Halt::Limit(QuotientLimit::Memory));
+        }
         self.frames.push(Frame {
             next: start as u32,
             end: self.moves.len() as u32,
@@ -1185,11 +1344,12 @@ impl<'a> Search<'a> {
     fn run(&mut self) -> QuotientVerdict {
         match self.dfs() {
             Ok(v) => v,
-            Err(l) => QuotientVerdict::Limit(l),
+            Err(Halt::Limit(l)) => QuotientVerdict::Limit(l),
+            Err(Halt::Broken(why)) => QuotientVerdict::Broken(why),
         }
     }
 
-    fn dfs(&mut self) -> Result<QuotientVerdict, QuotientLimit> {
+    fn dfs(&mut self) -> Result<QuotientVerdict, Halt> {
         if self.a.won() {
             return Ok(QuotientVerdict::BranchWin);
         }
@@ -1226,8 +1386,142 @@ impl<'a> Search<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::rules::Variant;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Set by a test: the next search on this thread starts from a broken position (see
+        /// [`trip_next_search`]).
+        static TRIP: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Makes the next quotient search on this thread start from a broken position (every
+    /// three turned into a four: the first foundation move that brings a three into a window
+    /// finds none, see [`Broken::NoBranch`] and [`Broken::DealtPlace`]), so that a test of
+    /// the schedule sees what a broken invariant does to a solve.
+    pub(crate) fn trip_next_search() {
+        TRIP.with(|t| t.set(true));
+    }
+
+    pub(super) fn tripped(mut a: Abs) -> Abs {
+        if TRIP.with(|t| t.replace(false)) {
+            forget_rank(&mut a, 3);
+        }
+        a
+    }
+
+    /// Turns every symbol of rank `r` into one of rank `r + 1` known by rank: the position no
+    /// longer holds the cards a foundation move may bring into a window.
+    fn forget_rank(a: &mut Abs, r: u8) {
+        for i in 0..a.n {
+            for q in 0..a.len[i] as usize {
+                if a.pile[i][q] >> 3 == r {
+                    a.pile[i][q] = sym(r + 1, UNFIXED);
+                }
+            }
+        }
+    }
+
+    /// Streets-and-alleys deal 1 with the ace of clubs moved to the top of the first pile:
+    /// it goes home at once (a safe move), and the three of clubs enters the window `k = 2`.
+    pub(crate) fn ace_on_top() -> Deal {
+        let mut deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
+        let ace = crate::card::Card::new(1, crate::card::Suit::Clubs);
+        let (i, q) = deal
+            .tableau
+            .iter()
+            .enumerate()
+            .find_map(|(i, p)| p.iter().position(|&c| c == ace).map(|q| (i, q)))
+            .expect("the ace is dealt");
+        let top = *deal.tableau[0].last().expect("a card");
+        deal.tableau[i][q] = top;
+        *deal.tableau[0].last_mut().expect("a card") = ace;
+        deal
+    }
+
+    fn run_on(a: Abs, opts: &QuotientOptions) -> QuotientVerdict {
+        let stop = AtomicBool::new(false);
+        let mut s = Search::new(a, opts, &stop, Instant::now());
+        s.run()
+    }
+
+    /// A foundation move that finds no place for the card entering the window ends the run
+    /// as `Broken`, never `Lost` (it used to be a `debug_assert`: in release the move, and
+    /// every position behind it, was dropped).
+    #[test]
+    fn a_foundation_move_with_no_branch_breaks_the_run() {
+        let opts = QuotientOptions {
+            k: 2,
+            dealt: false,
+            ..QuotientOptions::default()
+        };
+        let mut a = Abs::new(&ace_on_top(), 2, false).unwrap();
+        assert_eq!(run_on(a.clone(), &opts), QuotientVerdict::Lost);
+        forget_rank(&mut a, 3);
+        assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::NoBranch));
+    }
+
+    /// With the dealt refinement, the card entering the window from its never-moved place
+    /// must be there.
+    #[test]
+    fn a_card_missing_from_its_dealt_place_breaks_the_run() {
+        let opts = QuotientOptions {
+            k: 2,
+            ..QuotientOptions::default()
+        };
+        let mut a = Abs::new(&ace_on_top(), 2, true).unwrap();
+        let (p, q) = a.dealt_at[3 * 4];
+        assert!(
+            q < a.prefix[p as usize],
+            "the three of clubs is never moved"
+        );
+        a.pile[p as usize][q as usize] = sym(3, 1);
+        assert_eq!(
+            run_on(a, &opts),
+            QuotientVerdict::Broken(Broken::DealtPlace)
+        );
+    }
+
+    /// A symbol the foundations do not allow (a suit kept at a rank outside its window) has
+    /// no code of its own: the key is refused instead of sharing another position's.
+    #[test]
+    fn a_code_that_does_not_fit_breaks_the_run() {
+        let opts = QuotientOptions {
+            k: 2,
+            dealt: false,
+            ..QuotientOptions::default()
+        };
+        let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
+        let mut a = Abs::new(&deal, 2, false).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut s = Search::new(a.clone(), &opts, &stop, Instant::now());
+        assert!(s.key().is_ok());
+        // A nine with its suit kept while every foundation is empty (window: ranks 1, 2).
+        let (i, q) = (0..a.n)
+            .find_map(|i| {
+                (0..a.len[i] as usize)
+                    .find(|&q| a.pile[i][q] >> 3 == 9)
+                    .map(|q| (i, q))
+            })
+            .expect("a nine");
+        a.pile[i][q] = sym(9, 2);
+        let mut s = Search::new(a.clone(), &opts, &stop, Instant::now());
+        assert_eq!(s.key(), Err(Broken::Code));
+        assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::Code));
+    }
+
+    /// Bits wider than their field are refused, whatever they are.
+    #[test]
+    fn a_value_wider_than_its_field_is_refused() {
+        let mut w = Bits::new();
+        w.put(0b11, 2);
+        assert!(w.finish().is_ok());
+        let mut w = Bits::new();
+        w.put(0b100, 2);
+        assert_eq!(w.finish(), Err(Broken::Code));
+    }
 
     #[test]
     fn bits_pack_most_significant_first() {
@@ -1237,7 +1531,7 @@ mod tests {
         for _ in 0..20 {
             w.put(0xABC, 12);
         }
-        let (words, bits) = w.finish();
+        let (words, bits) = w.finish().expect("fields that fit");
         assert_eq!(bits, 4 + 240);
         let mut want = vec![true, true, false, true];
         for _ in 0..20 {
@@ -1318,13 +1612,13 @@ mod tests {
                         Instant::now(),
                     );
                     for _ in 0..400 {
-                        let (words, bits) = s.key();
+                        let (words, bits) = s.key().expect("a valid key");
                         let key = words[..bits.div_ceil(64)].to_vec();
                         let form = slow(&s.a);
                         assert_eq!(by_key.entry(key.clone()).or_insert(form.clone()), &form);
                         assert_eq!(by_slow.entry(form).or_insert(key.clone()), &key);
                         let mut list = Vec::new();
-                        s.a.generate(None, &mut list);
+                        s.a.generate(None, &mut list).expect("moves");
                         if list.is_empty() {
                             break;
                         }

@@ -8,7 +8,9 @@
 
 use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
-use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Spent, Verdict};
+use super::{
+    quotient, search, table, Limit, Outcome, Phase, Progress, SolveError, Solver, Spent, Verdict,
+};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Position;
@@ -24,7 +26,7 @@ impl Solver {
         &self,
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
-    ) -> Outcome {
+    ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
         let threads = self.threads.max(1);
         // The recent-key caches take at most an eighth of the budget (in fact a few hundred
@@ -91,17 +93,17 @@ impl Solver {
             let (line, limit) = ctx.attempt(Some(budget), 0, true, progress);
             match (line, limit) {
                 (Some(line), _) => {
-                    return ctx.outcome(Ok(line), attempts, Some(Phase::Quick));
+                    return Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quick)));
                 }
                 (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
-                    return ctx.outcome(Err(Some(l)), attempts, None);
+                    return Ok(ctx.outcome(Err(Some(l)), attempts, None));
                 }
                 (None, Some(Limit::Nodes)) => {
                     // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
                     if let Some(pf) = portfolio.as_mut() {
                         let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, bf_deadline, attempts);
                         if let Some(out) = out {
-                            return out;
+                            return Ok(out);
                         }
                     }
                 }
@@ -139,7 +141,7 @@ impl Solver {
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let unit = (b / bf_share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
-                        return out;
+                        return Ok(out);
                     }
                     if pf.is_done() {
                         portfolio = None;
@@ -159,7 +161,7 @@ impl Solver {
                     });
                     p.earn(b, deal.rules.stock);
                     if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
-                        return out;
+                        return Ok(out);
                     }
                 }
                 k += 1;
@@ -170,7 +172,7 @@ impl Solver {
                 Some(line) => Ok(line),
                 None => Err(limit),
             };
-            return ctx.outcome(result, attempts, phase);
+            return Ok(ctx.outcome(result, attempts, phase));
         }
     }
 }
@@ -583,14 +585,16 @@ impl<'a, const W: usize> Probes<'a, W> {
 }
 
 /// Runs the quotient phase if it has earned a run: the outcome when it decides the deal
-/// (lost, with the states of the run that proved it) or the deadline passes.
+/// (lost, with the states of the run that proved it) or the deadline passes, and an error
+/// when a run met a broken invariant (see [`quotient::Broken`]: the solve then proves
+/// nothing, and says so instead of going on as if the run had not happened).
 fn quotient_step<const W: usize>(
     schedule: &mut Option<QuotientSchedule>,
     ctx: &mut Context<'_, W>,
     reserved: usize,
     portfolio: &mut Option<Portfolio<'_, W>>,
     attempts: u32,
-) -> Option<Outcome> {
+) -> Option<Result<Outcome, SolveError>> {
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
     let deadline = limits.deadline(ctx.t0);
@@ -621,14 +625,17 @@ fn quotient_step<const W: usize>(
     ctx.spent.quotient += ctx.done - before;
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
-        QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
-        QuotientStep::Won { line } => Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))),
+        QuotientStep::Deadline => Some(Ok(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None))),
+        QuotientStep::Won { line } => {
+            Some(Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))))
+        }
         QuotientStep::Lost { positions } => {
             let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
             out.states = positions;
             out.peak_states = out.peak_states.max(positions);
-            Some(out)
+            Some(Ok(out))
         }
+        QuotientStep::Broken(why) => Some(Err(SolveError::Invariant(why.to_string()))),
     }
 }
 
@@ -720,6 +727,8 @@ pub(super) enum QuotientStep {
     /// [`QuotientSchedule::run`]'s `recallable`): the run is not charged, and can start
     /// again once they give the room back.
     Short,
+    /// A run met a broken invariant: the solve ends as an error.
+    Broken(quotient::Broken),
 }
 
 impl QuotientSchedule {
@@ -818,6 +827,10 @@ impl QuotientSchedule {
                 QuotientVerdict::Limit(QuotientLimit::Seconds) => return QuotientStep::Deadline,
                 QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
                 | QuotientVerdict::NotApplicable(_) => self.off = true,
+                QuotientVerdict::Broken(why) => {
+                    self.off = true;
+                    return QuotientStep::Broken(why);
+                }
             }
         }
         QuotientStep::Continue
@@ -1005,6 +1018,25 @@ mod tests {
     use super::{
         luby, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K, QUOTIENT_MAX_K,
     };
+
+    /// A quotient run that meets a broken invariant ends the solve as an error, never as
+    /// `unsolvable`: the deal (streets-and-alleys 1 with the ace of clubs on top of a pile) is
+    /// lost, the quotient's first run proves it, and with that run started from a broken
+    /// position (the ace's move home finds no three to bring into its window) the solve
+    /// returns the error.
+    #[test]
+    fn a_broken_quotient_run_ends_the_solve_as_an_error() {
+        use crate::solver::{Phase, SolveError, Solver, Verdict};
+        let deal = crate::solver::quotient::tests::ace_on_top();
+        let out = Solver::default().solve(&deal).unwrap();
+        assert_eq!(out.verdict, Verdict::Unsolvable);
+        assert_eq!(out.phase, Some(Phase::Quotient));
+        crate::solver::quotient::tests::trip_next_search();
+        match Solver::default().solve(&deal) {
+            Err(SolveError::Invariant(why)) => assert!(why.contains("window"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
     use crate::check::{check_win, steps_of};
     use crate::deal::Deal;
     use crate::rules::Variant;

@@ -751,7 +751,13 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 // Back at a deep frame: it becomes whole again, its untried moves the tail
                 // of the list made for this position, made again (see "Compact paths").
                 let start = frames[0].end;
-                debug_assert_eq!(stack.len(), start as usize);
+                // The untried moves made again must land where the frame's list ends: a
+                // mismatch would skip moves, and the search would no longer be a proof.
+                assert_eq!(
+                    stack.len(),
+                    start as usize,
+                    "a deep frame's moves misplaced"
+                );
                 if d.count > 0 {
                     let at = d.hist as usize;
                     let last = moved_card(hist[at], hist.len() - at);

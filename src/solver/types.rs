@@ -283,6 +283,10 @@ pub enum SolveError {
     /// Shortening the win failed (see [`crate::shorten`]).
     #[error("internal error: shortening the solver's solution failed")]
     Shorten(#[source] Box<crate::shorten::ShortenError>),
+    /// A check that guards a proof failed (see [`crate::solver::quotient::Broken`]): the
+    /// solve decides nothing, rather than risk an `unsolvable` it could not stand behind.
+    #[error("internal error: a check that guards the proof failed ({0}); the deal is not decided")]
+    Invariant(String),
 }
 
 impl From<crate::shorten::ShortenError> for SolveError {

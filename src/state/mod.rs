@@ -319,6 +319,22 @@ impl Position {
         self.home == self.total
     }
 
+    /// The reserve cells' card codes in cell order, 0 for an empty cell.
+    pub fn cell_codes(&self) -> &[u8] {
+        &self.cells[..self.ncells]
+    }
+
+    /// Cards of the deal's sequence (its waste, bottom to top, then its stock, next card
+    /// first) that have left the stock.
+    pub fn stock_taken(&self) -> u8 {
+        self.sidx
+    }
+
+    /// The waste as a set of that sequence's cards: bit `k` for its card `k`.
+    pub fn waste_bits(&self) -> u128 {
+        self.wmask
+    }
+
     /// Cards in the waste.
     pub fn waste_len(&self) -> u32 {
         u32::from(self.wlen)

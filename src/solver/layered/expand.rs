@@ -159,7 +159,9 @@ impl<const W: usize> Walker<W> {
         }
         self.down = down;
         let &(node, h) = self.chain.last().expect("the deal is on the chain");
-        debug_assert_eq!(node, i);
+        // The walker must stand on the record it expands, or that record's children (and the
+        // proof) would be another's.
+        assert_eq!(node, i, "the walker is not on the record it expands");
         if node == 0 {
             return None;
         }

@@ -1003,7 +1003,9 @@ impl<'a, const W: usize> Search<'a, W> {
                 self.push(r)?;
             }
         }
-        debug_assert_eq!(self.len as u64, ck.records);
+        // Every record the checkpoint names is back, or the resumed search is not the one that
+        // was stopped.
+        assert_eq!(self.len as u64, ck.records, "records missing on resume");
         self.saved_records = ck.records;
         self.expanded = ck.expanded;
         self.disk.resumed_from = Some(ck.expanded);

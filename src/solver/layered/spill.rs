@@ -515,7 +515,11 @@ impl Spill {
                 }
             }
         }
-        debug_assert_eq!(self.saved.len(), ck.records);
+        assert_eq!(
+            self.saved.len(),
+            ck.records,
+            "a checkpoint must name the records on disk"
+        );
         if let Some(f) = &self.saved.file {
             f.sync_data()?;
         }

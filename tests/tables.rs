@@ -1,0 +1,75 @@
+//! The published tables of `data/tables/` agree with the solver: for each table, a random
+//! sample of its deals is solved again and each verdict compared with the table's bit; the
+//! bits, the counts and the win rate of `winrates.csv` agree with each other.
+//!
+//! The sample is drawn afresh on each run (the seed is printed, and `CASTLE_TABLE_SEED=N`
+//! draws it again), so that over many runs every part of a table gets checked. A sampled deal
+//! the solver does not decide within the test's node budget is replaced by another: an
+//! `unknown` is not a disagreement, and the test stays short.
+
+use castle::batch::passes::PASS_NODES;
+use castle::deal::Numbering;
+use castle::stats::wilson;
+use castle::winrates::{read_index, winnable};
+use castle::{Deal, Solver, Variant, Verdict};
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+
+/// Deals checked per table.
+const SAMPLE: usize = 6;
+/// Deals drawn per table at most (the undecided ones are drawn past).
+const DRAWS: usize = 30;
+
+#[test]
+fn every_table_agrees_with_a_fresh_solve_of_a_sample() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tables");
+    let index = read_index(&dir).unwrap();
+    assert!(!index.is_empty(), "no tables in {}", dir.display());
+    let seed = std::env::var("CASTLE_TABLE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::thread_rng().gen::<u64>());
+    eprintln!("sample drawn with CASTLE_TABLE_SEED={seed}");
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut solver = Solver::default();
+    solver.limits.max_nodes = Some(PASS_NODES[0]);
+    solver.limits.memory_bytes = 512 << 20;
+    for t in &index {
+        let bits = std::fs::read(dir.join(&t.bits)).unwrap();
+        // The file's size, its count and the row's figures agree.
+        assert_eq!(bits.len() as u64, t.deals.div_ceil(8), "{}", t.bits);
+        assert_eq!(t.deals, t.last - t.first + 1, "{}", t.bits);
+        let won: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
+        assert_eq!((won, t.deals - won), (t.won, t.lost), "{}", t.bits);
+        let (lo, hi) = wilson(t.won, t.deals);
+        assert!((100.0 * lo - t.wilson_low).abs() < 1e-3, "{}", t.bits);
+        assert!((100.0 * hi - t.wilson_high).abs() < 1e-3, "{}", t.bits);
+        let variant: Variant = t.variant.parse().unwrap();
+        let numbering = match t.numbering.as_str() {
+            "pysol" => Numbering::Pysol,
+            _ => Numbering::Castle,
+        };
+        let mut checked = 0;
+        for _ in 0..DRAWS {
+            if checked == SAMPLE {
+                break;
+            }
+            let deal_no = rng.gen_range(t.first..=t.last);
+            let deal = Deal::numbered(variant.rules(), numbering, deal_no).unwrap();
+            let out = solver.solve(&deal).unwrap();
+            let want = winnable(&bits, t.first, t.last, deal_no).unwrap();
+            match out.verdict {
+                Verdict::Unknown => continue,
+                v => assert_eq!(
+                    v == Verdict::Solvable,
+                    want,
+                    "{} deal {deal_no}: the table says {}, the solver {v}",
+                    t.bits,
+                    if want { "winnable" } else { "lost" }
+                ),
+            }
+            checked += 1;
+        }
+        assert!(checked >= SAMPLE / 2, "{}: only {checked} decided", t.bits);
+    }
+}
