@@ -174,11 +174,19 @@ impl Solver {
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
-        let out = if Position::new(deal).key_words() == 3 {
-            self.solve_w::<3>(deal, progress)?
+        // A stock game's position with an emptied pile (one `analyze` reaches, or a deal file
+        // holds) owes its fills before any other move: the searches start after them.
+        let (filled, fills) = forced_fills(deal);
+        let start = filled.as_ref().unwrap_or(deal);
+        let mut out = if Position::new(start).key_words() == 3 {
+            self.solve_w::<3>(start, progress)?
         } else {
-            self.solve_w::<4>(deal, progress)?
+            self.solve_w::<4>(start, progress)?
         };
+        if !fills.is_empty() && out.verdict == Verdict::Solvable {
+            out.first_len = out.first_len.map(|n| n + fills.len());
+            out.moves.splice(0..0, fills);
+        }
         if out.verdict == Verdict::Solvable {
             crate::check::check_win(deal, &crate::check::steps_of(&out.moves))
                 .map_err(|e| SolveError::BadSolution(Box::new(e)))?;
@@ -271,6 +279,33 @@ impl Solver {
         out.seconds = t0.elapsed().as_secs_f64();
         Ok(out)
     }
+}
+
+/// The fills a stock game's position owes before any other move (courtyard's rule in
+/// `docs/rules.md`: an emptied pile is filled at once from the waste's top, else the stock's
+/// next card, a move of its own, lowest pile first), and the position after them; `None` and
+/// no moves when none is due. The searches only ever fill a pile right after the move that
+/// emptied it, so they must start from a position that owes none.
+fn forced_fills(deal: &Deal) -> (Option<Deal>, Vec<crate::moves::Move>) {
+    use crate::moves::{Move, STOCK, WASTE};
+    let mut fills = Vec::new();
+    if !deal.rules.stock {
+        return (None, fills);
+    }
+    let mut d = deal.clone();
+    while let Some(e) = d.tableau.iter().position(Vec::is_empty) {
+        let to = e as u8;
+        let m = if let Some(c) = d.waste.pop() {
+            Move::single(c, WASTE, to)
+        } else if !d.stock.is_empty() {
+            Move::single(d.stock.remove(0), STOCK, to)
+        } else {
+            break;
+        };
+        d.tableau[e].push(m.card);
+        fills.push(m);
+    }
+    (if fills.is_empty() { None } else { Some(d) }, fills)
 }
 
 impl Solver {
