@@ -69,3 +69,119 @@ fn courtyard_analyze_runs_to_the_end() {
     ]);
     assert!(out.contains("AC t5 -> f"), "{out}");
 }
+
+/// Every format castle writes reads back to the same position: random reachable positions of
+/// every variant (random legal walks of the checker's moves from numbered deals, with the rule
+/// options on some), written as text, as JSON and, where the format holds the game (one deck,
+/// no stock), as an fc-solve board, and read again with the rule options the command line
+/// would give. Empty piles (a pile emptied in play, a courtyard pile waiting for its fill)
+/// come up on many of the walks, and are counted.
+#[test]
+fn every_format_reads_back_the_position_it_wrote() {
+    use castle::formats::{read_deal, write_fcs, write_text, Format, ReadOptions};
+    use castle::rules::SequenceMoves;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(51);
+    let (mut positions, mut with_empty, mut fcs) = (0, 0, 0);
+    for variant in Variant::ALL {
+        for k in 0..40u64 {
+            let mut rules = variant.rules();
+            if k % 3 == 1 {
+                rules = rules.with_foundation_return(true);
+            }
+            if k % 4 == 2 {
+                rules = rules.with_sequence_moves(SequenceMoves::Unlimited);
+            }
+            if k % 5 == 3 && variant.has_start_rank() {
+                rules = rules.with_start_rank(rng.gen_range(0..=12)).unwrap();
+            }
+            let deal = Deal::from_seed(rules, 1 + k);
+            let mut board = Board::new(&deal);
+            for _ in 0..rng.gen_range(0..400) {
+                let steps = board.legal_steps();
+                if steps.is_empty() {
+                    break;
+                }
+                // Half the time a move home or one that empties its pile, if there is one:
+                // positions with empty piles come up on most walks.
+                let empties = |s: &&castle::check::Step| {
+                    s.to == "f"
+                        || s.from
+                            .strip_prefix('t')
+                            .and_then(|k| k.parse::<usize>().ok())
+                            .is_some_and(|k| board.tableau[k - 1].len() == s.count)
+                };
+                let keen: Vec<_> = steps.iter().filter(empties).collect();
+                let step = if !keen.is_empty() && rng.gen_bool(0.5) {
+                    keen[rng.gen_range(0..keen.len())]
+                } else {
+                    &steps[rng.gen_range(0..steps.len())]
+                };
+                board.play(&step.clone()).unwrap();
+                if board.tableau.iter().any(Vec::is_empty) && rng.gen_bool(0.5) {
+                    break;
+                }
+            }
+            let mut position = board.to_deal();
+            if k % 2 == 0 {
+                position.seed = Some(k);
+            }
+            position.validate().unwrap();
+            positions += 1;
+            with_empty += usize::from(position.tableau.iter().any(Vec::is_empty));
+            let opts = |format| ReadOptions {
+                variant: Some(variant),
+                start_rank: Some(rules.options.start_rank).filter(|_| variant.has_start_rank()),
+                foundation_return: Some(rules.options.foundation_return),
+                sequence_moves: Some(rules.options.sequence_moves),
+                format: Some(format),
+            };
+            let what = format!("{variant} {k}: {position:?}");
+            let text = write_text(&position);
+            let back = read_deal(&text, "text", opts(Format::Text)).unwrap_or_else(|e| {
+                panic!("{what}\n{text}\n{e}");
+            });
+            assert_eq!(back, position, "text\n{text}");
+            // The text format also detects itself and carries its own rules.
+            let back = read_deal(&text, "text", ReadOptions::default()).unwrap();
+            assert_eq!(back, position, "text, detected\n{text}");
+            let mut json = Vec::new();
+            castle::report::write_deal(&mut json, &position, castle::deal::Numbering::Castle)
+                .unwrap();
+            let json = String::from_utf8(json).unwrap();
+            let back = read_deal(&json, "json", ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{what}\n{json}\n{e}"));
+            assert_eq!(back, position, "json\n{json}");
+            if let Ok(board) = write_fcs(&position) {
+                fcs += 1;
+                let back = read_deal(&board, "fcs", opts(Format::Fcs))
+                    .unwrap_or_else(|e| panic!("{what}\n{board}\n{e}"));
+                assert_eq!(
+                    back,
+                    Deal {
+                        seed: None,
+                        ..position.clone()
+                    },
+                    "fcs\n{board}"
+                );
+                // Detected as fc-solve's format, too.
+                let back = read_deal(
+                    &board,
+                    "fcs",
+                    ReadOptions {
+                        format: None,
+                        ..opts(Format::Fcs)
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{what}\n{board}\n{e}"));
+                assert_eq!(back.tableau, position.tableau, "fcs, detected\n{board}");
+            }
+        }
+    }
+    assert!(
+        with_empty >= 60,
+        "{with_empty} of {positions} with an empty pile"
+    );
+    println!("{positions} positions, {with_empty} with an empty pile, {fcs} fc-solve boards");
+    assert!(fcs >= 150, "{fcs} fc-solve boards");
+}
