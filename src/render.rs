@@ -188,6 +188,13 @@ pub fn write_solve(
                 "solvable: won in {} (checked by replay{first})",
                 count(r.moves.len() as u64, "move")
             )?;
+            if r.shorten_cut {
+                writeln!(
+                    out,
+                    "the time budget (--max-seconds {}) stopped the shortening: this is the shortest line it had",
+                    l.max_seconds.unwrap_or(0.0)
+                )?;
+            }
             write!(out, "{}", draw_moves_in(&steps_of(&r.moves), color))?;
         }
         Verdict::Unsolvable => writeln!(

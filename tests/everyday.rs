@@ -185,3 +185,36 @@ fn every_format_reads_back_the_position_it_wrote() {
     println!("{positions} positions, {with_empty} with an empty pile, {fcs} fc-solve boards");
     assert!(fcs >= 150, "{fcs} fc-solve boards");
 }
+
+/// `--max-seconds` bounds the whole solve, the shortening of the win included:
+/// streets-and-alleys 679's first win (21,442 moves, found in about 0.2 s) took 7 s to shorten
+/// whatever the budget. With a budget of 2 s the shortening stops at the deadline, prints the
+/// best line it has (which replays) and says so, in the text and in the JSON.
+#[test]
+fn the_time_budget_bounds_the_shortening_too() {
+    let args = [
+        "solve",
+        "-v",
+        "sa",
+        "--seed",
+        "679",
+        "--max-seconds",
+        "2",
+        "-q",
+    ];
+    let json = run_ok(&[&args[..], &["-f", "json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["verdict"], "solvable", "{json}");
+    assert_eq!(v["shortening_cut"], true, "{}", &json[json.len() - 300..]);
+    let moves = v["moves"].as_array().unwrap().len();
+    assert!(v["first_win_moves"].as_u64().unwrap() as usize >= moves);
+    let f = temp_file(&json);
+    let out = run_ok(&["verify", f.path().to_str().unwrap()]);
+    assert!(out.starts_with("ok"), "{out}");
+    let text = run_ok(&args);
+    assert!(
+        text.contains("the time budget (--max-seconds 2) stopped the shortening"),
+        "{}",
+        &text[text.len() - 400..]
+    );
+}

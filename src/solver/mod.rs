@@ -247,20 +247,25 @@ impl Solver {
         if out.verdict == Verdict::Solvable {
             out.first_len = Some(out.moves.len());
         }
+        // `--max-seconds` bounds the whole solve: the shortening stops at the deadline with
+        // the best line it has, and says so.
+        let deadline = self.limits.deadline(t0);
         if out.verdict == Verdict::Solvable && self.shorten {
-            out.moves = crate::shorten::shorten(deal, &out.moves)?;
+            let short = crate::shorten::shorten_until(deal, &out.moves, deadline)?;
+            out.moves = short.moves;
+            out.shorten_cut = short.cut;
             out.seconds = t0.elapsed().as_secs_f64();
         }
         let Some(budget) = self.short else {
             return Ok(out);
         };
-        if out.verdict != Verdict::Solvable {
+        if out.verdict != Verdict::Solvable || out.shorten_cut {
             return Ok(out);
         }
         let limits = bestfirst::PassLimits {
             nodes: budget,
             memory: self.limits.memory_bytes,
-            deadline: self.limits.deadline(t0),
+            deadline,
         };
         let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
         out.short_nodes = Some(found.nodes);
@@ -268,7 +273,9 @@ impl Solver {
         if let Some(line) = found.moves {
             // Merging a card's consecutive moves may still help (no loops remain).
             let line = if self.shorten {
-                crate::shorten::shorten(deal, &line)?
+                let short = crate::shorten::shorten_until(deal, &line, deadline)?;
+                out.shorten_cut |= short.cut;
+                short.moves
             } else {
                 line
             };
@@ -361,6 +368,7 @@ impl Solver {
             short_nodes: None,
             shortest: false,
             first_len: None,
+            shorten_cut: false,
             disk,
         }
     }

@@ -918,6 +918,7 @@ impl<'a, const W: usize> Context<'a, W> {
             short_nodes: None,
             shortest: false,
             first_len: None,
+            shorten_cut: false,
             disk: None,
         }
     }

@@ -173,6 +173,10 @@ pub struct Outcome {
     /// the short-solution search (equal to `moves.len()` when neither ran, as with `castle
     /// solve --raw`; never less). `None` otherwise.
     pub first_len: Option<usize>,
+    /// True when `--max-seconds` stopped the shortening of the win (see
+    /// [`crate::shorten::shorten_until`]): `moves` is the best line it had, and shorter ones
+    /// may exist.
+    pub shorten_cut: bool,
     /// The layered search's spill directory, when it had one (`--spill`).
     pub disk: Option<DiskUse>,
 }
@@ -199,6 +203,7 @@ impl Outcome {
             short_nodes: None,
             shortest: false,
             first_len: None,
+            shorten_cut: false,
             disk: None,
         }
     }
