@@ -269,8 +269,7 @@ impl Seeds {
 /// column), or of bytes that are not UTF-8.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    let bytes = crate::stats::read_batch_file(path, &origin)?;
     rows_from_bytes(bytes, &origin)
 }
 

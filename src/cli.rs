@@ -13,7 +13,7 @@ use castle::render::Color;
 use castle::rules::SequenceMoves;
 use castle::{Deal, InputError, Limits, Pruning, Rules, Solver, Variant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// Exact solver for the Beleaguered Castle family of patience games.
@@ -617,17 +617,19 @@ pub fn color() -> Color {
 }
 
 /// The text of a file, or of standard input for `-`, and its name for messages: UTF-8 (bytes
-/// that are not are bad input, named by line and byte), a byte-order mark dropped.
+/// that are not are bad input, named by line and byte), a byte-order mark dropped, at most
+/// [`castle::text::MAX_FILE_BYTES`] (more is bad input).
 pub fn read_input(path: &Path) -> Result<(String, String), castle::Error> {
+    use castle::text::read_capped;
     let (bytes, origin) = if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(castle::Error::Stdin)?;
-        (b, "<stdin>".to_string())
+        let origin = "<stdin>".to_string();
+        let b = read_capped(std::io::stdin().lock(), &origin).map_err(castle::Error::Stdin)??;
+        (b, origin)
     } else {
         let origin = path.display().to_string();
-        let b = std::fs::read(path).map_err(|e| input(format!("{origin}: cannot read: {e}")))?;
+        let cannot = |e| input(format!("{origin}: cannot read: {e}"));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let b = read_capped(file, &origin).map_err(cannot)??;
         (b, origin)
     };
     let text = castle::text::decode(bytes, &origin)?;

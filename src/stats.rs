@@ -19,8 +19,7 @@ use std::path::Path;
 /// A message naming the file and line of a bad header or a row that does not parse.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
-    let text =
-        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    let text = read_batch_file(path, &origin)?;
     // A torn last line (a crash mid-write; it may end inside a character) is left out when
     // the file does not read whole.
     let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
@@ -32,6 +31,30 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
         Err(_) if keep > 0 && keep < text.len() => read(&text[..keep]),
         rows => rows,
     }
+}
+
+/// Bytes a batch file's first line may take: its header or first JSON line is a few hundred.
+const FIRST_LINE_BYTES: u64 = 1 << 20;
+
+/// A batch file's bytes. Batch files may be large, so there is no cap on the whole; but one
+/// whose first [`FIRST_LINE_BYTES`] hold no line end is not one (`castle stats /dev/zero`
+/// read for ever), and is refused once that much is read.
+pub(crate) fn read_batch_file(path: &Path, origin: &str) -> Result<Vec<u8>, InputError> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| InputError(format!("{origin}: cannot read: {e}"));
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut text = Vec::new();
+    (&mut file)
+        .take(FIRST_LINE_BYTES)
+        .read_to_end(&mut text)
+        .map_err(cannot)?;
+    if text.len() as u64 == FIRST_LINE_BYTES && !text.contains(&b'\n') {
+        return Err(InputError(format!(
+            "{origin}: no line ends in its first MiB: not a batch file (CSV or JSON lines)"
+        )));
+    }
+    file.read_to_end(&mut text).map_err(cannot)?;
+    Ok(text)
 }
 
 fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {

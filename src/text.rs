@@ -38,6 +38,34 @@ pub fn decode(bytes: Vec<u8>, origin: &str) -> Result<String, InputError> {
     }
 }
 
+/// The most bytes castle reads from a deal file, a solve report, a saved game or fc-solve's
+/// output: 8 MiB. A deal takes under a kilobyte; a report of a 38,688-move line (the longest
+/// castle has printed, a raw quotient win) 1.6 MB. Without a cap, `castle solve --deal
+/// /dev/zero` filled a gibibyte before failing, and `load /dev/full` in `play` never ended.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// Reads all of `r` if it holds at most [`MAX_FILE_BYTES`] (it stops reading one byte past
+/// that): the bytes, or an [`InputError`] naming `origin` and the cap when there are more.
+/// The outer error is `r`'s own.
+///
+/// # Errors
+/// Reading `r`.
+pub fn read_capped(
+    r: impl std::io::Read,
+    origin: &str,
+) -> std::io::Result<Result<Vec<u8>, InputError>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Ok(Err(InputError(format!(
+            "{origin}: more than {} MiB, far more than a deal, a solve report or a saved game (is it the right file?)",
+            MAX_FILE_BYTES >> 20
+        ))));
+    }
+    Ok(Ok(bytes))
+}
+
 /// Drops a leading byte-order mark.
 pub fn strip_bom(s: &str) -> &str {
     s.strip_prefix(BOM).unwrap_or(s)

@@ -218,3 +218,54 @@ fn the_time_budget_bounds_the_shortening_too() {
         &text[text.len() - 400..]
     );
 }
+
+/// Runs castle with `stdin`, killed after a minute (a reader without a cap never ends on
+/// `/dev/zero`): the exit code and standard error.
+fn run_bounded(args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
+    let out = castle()
+        .args(args)
+        .write_stdin(stdin)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap_or_else(|e| panic!("castle {args:?} did not end: {e}"));
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Deal files, solve reports, saved games and batch files are read with a cap: a file of
+/// endless zeros is refused as bad input (exit 2) with a message naming it and the cap, not
+/// read until memory runs out; `load /dev/full` in play's line mode is refused and the game
+/// goes on.
+#[test]
+fn endless_input_is_refused_with_a_clear_error() {
+    let refused = |args: &[&str], stdin: &[u8], name: &str| {
+        let (code, err) = run_bounded(args, stdin);
+        assert_eq!(code, Some(2), "castle {args:?}: {err}");
+        assert!(err.contains(name) && err.contains("MiB"), "{err}");
+        assert!(err.len() < 300, "{err}");
+    };
+    refused(&["solve", "--deal", "/dev/zero"], b"", "/dev/zero");
+    refused(&["deal", "--deal", "/dev/zero"], b"", "/dev/zero");
+    refused(&["verify", "/dev/zero"], b"", "/dev/zero");
+    refused(&["stats", "/dev/zero"], b"", "/dev/zero");
+    refused(&["play", "--load", "/dev/zero"], b"", "/dev/zero");
+    // Nine MiB on standard input: more than any deal.
+    let big = vec![b' '; 9 << 20];
+    refused(&["solve", "--deal", "-"], &big, "<stdin>");
+    // Play's line mode refuses the file and takes the next command.
+    let (code, err) = run_bounded(
+        &["play", "--seed", "1", "--lines"],
+        b"load /dev/full\nquit\n",
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let out = castle()
+        .args(["play", "--seed", "1", "--lines"])
+        .write_stdin("load /dev/full\nquit\n")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("/dev/full: more than 8 MiB"), "{text}");
+}
