@@ -191,9 +191,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("{}", progress::batch_stopped(&tally, a.csv.as_deref()));
                 return Ok(ExitCode::from(interrupt.exit_code()));
             }
+            // A run that found rows in its file: the file's win rate too.
+            let file = match &a.csv {
+                Some(p) if tally.done_before > 0 || tally.retried => {
+                    castle::batch::file_summary(p)?
+                }
+                _ => None,
+            };
             eprintln!(
                 "{}",
-                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref())
+                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref(), file.as_ref())
             );
         }
         Command::Stats(a) => {

@@ -269,3 +269,101 @@ fn endless_input_is_refused_with_a_clear_error() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("/dev/full: more than 8 MiB"), "{text}");
 }
+
+/// The standard error of a batch run (which must succeed).
+fn batch_err(args: &[&str]) -> String {
+    let out = castle().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "castle {args:?}: {err}");
+    err
+}
+
+/// A resumed batch ends with the win rate of the whole file (as `castle stats` computes it
+/// from the file), beside its own deals' rate; so does a run with nothing left to do.
+#[test]
+fn a_resumed_batch_gives_the_file_s_win_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("bc.csv");
+    let csv = csv.to_str().unwrap();
+    let run = |seeds: &str| {
+        batch_err(&[
+            "batch",
+            "-q",
+            "-j",
+            "2",
+            "--max-nodes",
+            "20000",
+            "--seeds",
+            seeds,
+            "--csv",
+            csv,
+        ])
+    };
+    let first = run("1..10");
+    assert!(!first.contains(&format!("in {csv}")), "{first}");
+    let file_rate = || {
+        let v: serde_json::Value =
+            serde_json::from_str(&run_ok(&["stats", csv, "--format", "json"])).unwrap();
+        format!(
+            "in {csv}: {} deals, win rate {:.2}%",
+            v["deals"],
+            100.0 * v["win_rate"].as_f64().unwrap()
+        )
+    };
+    let resumed = run("1..30");
+    assert!(resumed.contains("(10 done before)"), "{resumed}");
+    assert!(resumed.contains(&file_rate()), "{resumed}\n{}", file_rate());
+    let again = run("1..30");
+    assert!(again.starts_with("nothing to do"), "{again}");
+    assert!(again.contains(&file_rate()), "{again}");
+}
+
+/// A batch on a file of other options names each option that differs, with its flag.
+#[test]
+fn a_batch_on_a_file_of_other_options_names_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("bc.csv");
+    let csv = csv.to_str().unwrap();
+    let base = [
+        "batch",
+        "-q",
+        "--max-nodes",
+        "2000",
+        "--seeds",
+        "1..2",
+        "--csv",
+        csv,
+    ];
+    batch_err(&base);
+    let refused = |extra: &[&str], says: &str| {
+        let out = castle().args(base).args(extra).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(says), "{extra:?}: {err}");
+        assert!(err.contains("line 2"), "{err}");
+    };
+    refused(
+        &["--start-rank", "2"],
+        "start rank 1 in the file, 2 here (--start-rank)",
+    );
+    refused(
+        &["--foundation-return"],
+        "foundation return off in the file, on here (--foundation-return)",
+    );
+    refused(
+        &["--sequence-moves", "unlimited"],
+        "sequence moves single in the file, unlimited here (--sequence-moves)",
+    );
+    refused(
+        &["--numbering", "pysol"],
+        "numbering castle in the file, pysol here (--numbering)",
+    );
+    // Another variant: its own start rank is no option given, and is not named.
+    let out = castle().args(base).args(["-v", "sa"]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("variant beleaguered-castle in the file, streets-and-alleys here (--variant)")
+            && !err.contains("start rank"),
+        "{err}"
+    );
+}
