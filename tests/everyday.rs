@@ -367,3 +367,32 @@ fn a_batch_on_a_file_of_other_options_names_the_option() {
         "{err}"
     );
 }
+
+/// The short search's last line names what stopped it, and never advises a flag already
+/// given: under `--short --max-seconds 1` it is the time budget (bc 1's short search runs for
+/// many seconds), with the default budget the positions (`--short` searches longer).
+#[test]
+fn the_short_search_names_what_stopped_it() {
+    let last = |args: &[&str]| run_ok(args).lines().last().unwrap().to_string();
+    let timed = last(&[
+        "solve",
+        "--seed",
+        "1",
+        "--short",
+        "--max-seconds",
+        "1",
+        "-q",
+    ]);
+    assert!(timed.starts_with("short search: "), "{timed}");
+    assert!(!timed.contains("--short"), "{timed}");
+    assert!(
+        timed.contains("no win is shorter")
+            || timed.contains("the time budget (--max-seconds 1) stopped it"),
+        "{timed}"
+    );
+    let plain = last(&["solve", "--seed", "1", "-q"]);
+    assert!(
+        plain.contains("(--short with a larger --short-nodes searches longer)"),
+        "{plain}"
+    );
+}

@@ -270,6 +270,7 @@ impl Solver {
         let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
         out.short_nodes = Some(found.nodes);
         out.shortest = found.optimal;
+        out.short_limit = found.limit;
         if let Some(line) = found.moves {
             // Merging a card's consecutive moves may still help (no loops remain).
             let line = if self.shorten {
@@ -367,6 +368,7 @@ impl Solver {
             phase,
             short_nodes: None,
             shortest: false,
+            short_limit: None,
             first_len: None,
             shorten_cut: false,
             disk,

@@ -917,6 +917,7 @@ impl<'a, const W: usize> Context<'a, W> {
             phase,
             short_nodes: None,
             shortest: false,
+            short_limit: None,
             first_len: None,
             shorten_cut: false,
             disk: None,

@@ -169,6 +169,9 @@ pub struct Outcome {
     pub short_nodes: Option<u64>,
     /// True when the short-solution search proved that no win is shorter than `moves`.
     pub shortest: bool,
+    /// Otherwise, the budget that stopped the short-solution search (its positions, the
+    /// memory or `--max-seconds`).
+    pub short_limit: Option<Limit>,
     /// For `Solvable`: the length of the search's first win, before the shortening pass and
     /// the short-solution search (equal to `moves.len()` when neither ran, as with `castle
     /// solve --raw`; never less). `None` otherwise.
@@ -202,6 +205,7 @@ impl Outcome {
             phase: None,
             short_nodes: None,
             shortest: false,
+            short_limit: None,
             first_len: None,
             shorten_cut: false,
             disk: None,
