@@ -214,7 +214,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 f => {
                     stats::write_rows(&mut out, &merged, f == cli::StatsFormat::Json)?;
                     if let Some(csv) = &a.csv {
-                        stats::write(&mut std::io::sink(), &merged, Some(csv))?;
+                        stats::write_csv_file(csv, &merged)?;
                     }
                 }
             }

@@ -396,3 +396,37 @@ fn the_short_search_names_what_stopped_it() {
         "{plain}"
     );
 }
+
+/// `stats --csv FILE` writes the CSV that `stats --format csv` prints (one format, with the
+/// point win rate beside both interval ends); a `--csv` that cannot be written (a directory)
+/// is bad input, exit 2, with the system's reason said once.
+#[test]
+fn stats_writes_one_csv_and_names_a_file_it_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = dir.path().join("bc.csv");
+    let rows = rows.to_str().unwrap();
+    batch_err(&[
+        "batch",
+        "-q",
+        "--max-nodes",
+        "20000",
+        "--seeds",
+        "1..8",
+        "--csv",
+        rows,
+    ]);
+    let printed = run_ok(&["stats", rows, "--format", "csv"]);
+    let file = dir.path().join("summary.csv");
+    run_ok(&["stats", rows, "--csv", file.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), printed);
+    assert!(
+        printed.lines().next().unwrap().contains(",win_rate,"),
+        "{printed}"
+    );
+    let d = dir.path().to_str().unwrap();
+    let out = castle().args(["stats", rows, "--csv", d]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(d), "{err}");
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+}
