@@ -40,7 +40,7 @@ fn fixed_mmap_threshold() {
 
 fn main() -> ExitCode {
     fixed_mmap_threshold();
-    match run(Cli::parse()) {
+    match run(parse_command_line()) {
         Ok(code) => code,
         Err(e) => {
             let lib = || e.chain().filter_map(|c| c.downcast_ref::<castle::Error>());
@@ -63,6 +63,21 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// The command line, parsed by clap; a refusal is printed as clap prints it (exit 2), but
+/// with each value it quotes cut as castle's own messages cut them (a 100 KB flag value is
+/// not echoed whole). Help and version go out untouched.
+fn parse_command_line() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let msg = e.render().to_string();
+            eprint!("{}", castle::text::cut_quoted(&msg, '\''));
+            std::process::exit(e.exit_code());
+        }
+        Err(e) => e.exit(),
     }
 }
 

@@ -118,6 +118,27 @@ pub fn cut_words(msg: &str, max: usize) -> String {
     out
 }
 
+/// A message with every span between two `quote` characters longer than [`QUOTE_CHARS`] cut
+/// as [`Cut`] cuts a token, and then every word longer than 200 bytes ([`cut_words`]): a 100
+/// KB value is not echoed whole, even when it has spaces. clap quotes the values it refuses
+/// with `'` (`invalid value '...' for '--seed <SEED>'`), castle with backticks.
+pub fn cut_quoted(msg: &str, quote: char) -> String {
+    let mut out = String::with_capacity(msg.len().min(4096));
+    let mut rest = msg;
+    while let Some(open) = rest.find(quote) {
+        let inner = &rest[open + quote.len_utf8()..];
+        let Some(close) = inner.find(quote) else {
+            break;
+        };
+        out += &rest[..open + quote.len_utf8()];
+        out += &cut(&inner[..close]);
+        out.push(quote);
+        rest = &inner[close + quote.len_utf8()..];
+    }
+    out += rest;
+    cut_words(&out, 200)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +148,22 @@ mod tests {
         let e = decode(b"ab\ncd\xffe".to_vec(), "f.txt").unwrap_err().0;
         assert!(e.starts_with("f.txt: line 2: byte 6 (column 3)"), "{e}");
         assert_eq!(decode(b"\xef\xbb\xbfx: 1".to_vec(), "f").unwrap(), "x: 1");
+    }
+
+    #[test]
+    fn long_quoted_spans_are_cut() {
+        let value = "1 ".repeat(50_000);
+        let msg = format!("error: invalid value '{value}' for '--seed <SEED>': invalid digit");
+        let c = cut_quoted(&msg, '\'');
+        assert!(c.len() < 200, "{c}");
+        assert!(
+            c.contains("'--seed <SEED>'") && c.contains("(100000 bytes)"),
+            "{c}"
+        );
+        assert_eq!(cut_quoted("a 'short' one", '\''), "a 'short' one");
+        assert_eq!(cut_quoted("it's", '\''), "it's");
+        let c = cut_quoted(&format!("unknown command `{value}`"), '`');
+        assert!(c.len() < 100, "{c}");
     }
 
     #[test]

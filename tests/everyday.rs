@@ -430,3 +430,39 @@ fn stats_writes_one_csv_and_names_a_file_it_cannot_write() {
     assert!(err.contains(d), "{err}");
     assert_eq!(err.matches("os error").count(), 1, "{err}");
 }
+
+/// A 100 KB flag value is not echoed whole by clap's messages (cut as castle's own, with its
+/// length in bytes), spaces or not; nor is a 100 KB line by play's line mode.
+#[test]
+fn long_values_are_cut_in_every_message() {
+    let words = "1 ".repeat(50_000);
+    let long = "x".repeat(100_000);
+    for args in [
+        vec!["solve", "--seed", long.as_str()],
+        vec!["solve", "--seed", words.as_str()],
+        vec!["deal", long.as_str()],
+        vec!["batch", "--seeds", "1", "-j", words.as_str()],
+    ] {
+        let out = castle().args(&args).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", &err[..err.len().min(300)]);
+        assert!(err.len() < 600, "{} bytes: {}", err.len(), &err[..300]);
+        assert!(err.contains("bytes)"), "{err}");
+    }
+    let script = format!("{words}\nt1 {long}\nquit\n");
+    let out = castle()
+        .args(["play", "--seed", "1", "--lines"])
+        .write_stdin(script)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 2, "{}", &text[..text.len().min(2000)]);
+    for e in errors {
+        assert!(
+            e.len() < 200 && e.contains("bytes)"),
+            "{}",
+            &e[..e.len().min(300)]
+        );
+    }
+}
