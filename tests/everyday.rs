@@ -466,3 +466,42 @@ fn long_values_are_cut_in_every_message() {
         );
     }
 }
+
+/// `verify` checks that a report's `seed` names its deal: a report whose number was changed
+/// (or whose cards were) fails, naming the number and the first pile that differs; the
+/// same report with its own number, or with PySolFC's numbering named, passes.
+#[test]
+fn verify_refuses_a_seed_that_is_not_the_deal() {
+    let report = run_ok(&["solve", "--seed", "42", "-f", "json", "-q"]);
+    let check = |text: &str| {
+        let f = temp_file(text);
+        let out = castle()
+            .args(["verify", f.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    assert_eq!(check(&report).0, Some(0));
+    let moved = report.replacen("\"seed\":42", "\"seed\":43", 1);
+    assert_ne!(moved, report);
+    let (code, out) = check(&moved);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("`seed` says beleaguered-castle deal 43") && out.contains("t1 differs"),
+        "{out}"
+    );
+    let pysol = run_ok(&[
+        "solve",
+        "--seed",
+        "42",
+        "--numbering",
+        "pysol",
+        "-f",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(check(&pysol).0, Some(0));
+    let (code, out) =
+        check(&pysol.replacen("\"numbering\":\"pysol\"", "\"numbering\":\"castle\"", 1));
+    assert_eq!(code, Some(1), "{out}");
+}
