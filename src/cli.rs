@@ -154,7 +154,8 @@ pub struct AnalyzeArgs {
     /// foundation card).
     #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub after: String,
-    /// Budgets for each solve (the position and each move's result).
+    /// Budgets of the whole analysis: each solve (the position's, then each move's) gets an
+    /// equal share of what the solves before it left.
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// Output format.
@@ -468,14 +469,17 @@ pub struct BudgetArgs {
     /// reachable from the deal, searched one level of progress (cards home plus cards dealt)
     /// at a time, with only one class of positions (one set of foundation heights) in its hash
     /// set at once, within --memory. Its `unsolvable` is a proof; it meets a win only after
-    /// every lower level, so it is for deals the usual search leaves unknown. Needs
-    /// foundation return off (with it the usual schedule runs).
+    /// every lower level, so it is for deals the usual search leaves unknown: an easy deal
+    /// can take it far longer (give --spill alone to let the usual schedule try first).
+    /// Needs foundation return off (with it the usual schedule runs).
     #[arg(long)]
     pub layered: bool,
-    /// With the layered search (this flag turns it on): when its positions outgrow --memory,
-    /// go on on disk under DIR (a directory of its own is made there and removed at the end):
-    /// the classes waiting their turn first, then the class being searched, whose duplicates
-    /// are then found one partition at a time. A full disk ends the solve as unknown.
+    /// Go on on disk under DIR when the memory runs out: the usual schedule runs first, and
+    /// only if its table fills does the layered search (see --layered) take the deal on,
+    /// going on on disk when its positions outgrow --memory (a directory of its own is made
+    /// under DIR and removed at the end): the classes waiting their turn first, then the class
+    /// being searched, whose duplicates are then found one partition at a time. With
+    /// --layered, the layered search from the start. A full disk ends the solve as unknown.
     #[arg(long, value_name = "DIR")]
     pub spill: Option<std::path::PathBuf>,
     /// With --spill: most GiB its files may hold at once, fractions allowed (a deal that
@@ -797,7 +801,7 @@ impl BudgetArgs {
             members: self.portfolio,
             probes: (!self.no_probes).then_some(self.probe_nodes),
             quotient: !self.no_quotient,
-            layered: self.layered || self.spill.is_some(),
+            layered: self.layered,
             spill: match &self.spill {
                 Some(dir) => Some(castle::solver::layered::SpillTo {
                     dir: spill_dir(dir)?,

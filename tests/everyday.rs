@@ -505,3 +505,71 @@ fn verify_refuses_a_seed_that_is_not_the_deal() {
         check(&pysol.replacen("\"numbering\":\"pysol\"", "\"numbering\":\"castle\"", 1));
     assert_eq!(code, Some(1), "{out}");
 }
+
+/// The JSON report of `castle solve ARGS -f json -q`.
+fn solve_json(args: &[&str]) -> serde_json::Value {
+    let out = run_ok(&[&["solve", "-f", "json", "-q"], args].concat());
+    serde_json::from_str(&out).unwrap()
+}
+
+/// `--spill DIR` lets the usual schedule run and goes to disk only when its memory runs out:
+/// deal 42 is won as fast as without it (it was `unknown` after 5 s, the layered search's
+/// first levels); bc 85 (lost: the plain exact search proves it, below) in 3 MiB fills the
+/// schedule's table, and the layered search then proves it lost on disk, both searches'
+/// nodes counted. `--layered` still selects the layered search from the start.
+#[test]
+fn spill_goes_to_disk_only_when_the_memory_runs_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill = dir.path().to_str().unwrap();
+    let won = solve_json(&["--seed", "42", "--max-seconds", "5", "--spill", spill]);
+    assert_eq!(won["verdict"], "solvable", "{won}");
+    assert_ne!(won["phase"], "layered");
+    assert!(won.get("spill").is_none(), "{won}");
+    let exact = solve_json(&["--seed", "85", "--no-quotient"]);
+    assert_eq!(
+        (&exact["verdict"], &exact["phase"]),
+        (&"unsolvable".into(), &"complete".into())
+    );
+    let small = solve_json(&[
+        "--seed",
+        "85",
+        "--no-quotient",
+        "--memory",
+        "3",
+        "--spill",
+        spill,
+    ]);
+    assert_eq!(small["verdict"], "unsolvable", "{small}");
+    assert_eq!(small["phase"], "layered", "{small}");
+    assert!(
+        small["spill"]["written_bytes"].as_u64().unwrap() > 0,
+        "{small}"
+    );
+    assert_eq!(std::fs::read_dir(spill).unwrap().count(), 0);
+    let layered = solve_json(&["--seed", "85", "--layered"]);
+    assert_eq!(
+        (&layered["verdict"], &layered["phase"]),
+        (&"unsolvable".into(), &"layered".into())
+    );
+    // The schedule's nodes come first: more than the layered search alone takes.
+    assert!(
+        small["nodes"].as_u64() > layered["nodes"].as_u64(),
+        "{small}"
+    );
+}
+
+/// `analyze`'s budgets bound the whole analysis, not each of its solves: within a node
+/// budget its solves together take about that many nodes (before, each took it all).
+#[test]
+fn analyze_shares_one_budget_across_its_moves() {
+    // A lost deal: every solve runs to its budget.
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 85);
+    let board = Board::new(&deal);
+    let moves = board.legal_steps().len() as u64;
+    assert!(moves >= 5, "{moves} moves");
+    let total = 40_000;
+    let a = castle::analyze::analyze(&board, &budget(total)).unwrap();
+    let used: u64 = a.whole.nodes + a.moves.iter().map(|(_, o)| o.nodes).sum::<u64>();
+    assert!(used <= total + total / 10, "{used} nodes of {total}");
+    assert!(a.moves.iter().any(|(_, o)| o.verdict == Verdict::Unknown));
+}

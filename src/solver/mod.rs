@@ -105,9 +105,14 @@ pub struct Solver {
     /// deal by closing the reachable positions one level of progress at a time, holding one
     /// level's keys at once; a win comes back as a line, replayed as every win.
     pub layered: bool,
-    /// With [`Solver::layered`]: a directory under which what outgrows the memory budget
-    /// goes on on disk (see "Out of core" in [`layered`]). A directory that cannot be made
-    /// ends the solve as unknown ([`Limit::Disk`]), as a full disk does.
+    /// A directory under which the layered search goes on on disk when its positions outgrow
+    /// the memory budget (see "Out of core" in [`layered`]). With [`Solver::layered`] the
+    /// layered search runs from the start; without it the usual schedule runs first, and
+    /// only if its table fills (its first entry replaced: the memory has run out) does the
+    /// schedule stop and the layered search take the deal on, with the rest of the budgets
+    /// (where it applies: foundation return off). So an easy deal is decided as fast as
+    /// without a spill directory. A directory that cannot be made ends the solve as unknown
+    /// ([`Limit::Disk`]), as a full disk does.
     pub spill: Option<layered::SpillTo>,
 }
 
@@ -244,6 +249,16 @@ impl Solver {
         } else {
             self.attempts::<W>(deal, progress)
         };
+        if self.spill.is_some()
+            && !self.layered
+            && out.verdict == Verdict::Unknown
+            && out.limit == Some(Limit::Memory)
+            && layered::applies(deal)
+        {
+            // The schedule's table is full (see `Solver::spill`): its memory is freed, and
+            // the layered search takes the deal on with what is left of the budgets.
+            out = self.layered_after(deal, &out, t0, progress);
+        }
         if out.verdict == Verdict::Solvable {
             out.first_len = Some(out.moves.len());
         }
@@ -317,6 +332,47 @@ fn forced_fills(deal: &Deal) -> (Option<Deal>, Vec<crate::moves::Move>) {
 }
 
 impl Solver {
+    /// The layered search (with [`Solver::spill`]) after the schedule's `first` ran out of
+    /// memory, with what `first` left of the node and time budgets; the nodes are both
+    /// searches', the seconds the whole solve's.
+    fn layered_after(
+        &self,
+        deal: &Deal,
+        first: &Outcome,
+        t0: std::time::Instant,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Outcome {
+        let spent = t0.elapsed().as_secs_f64();
+        let rest = Solver {
+            limits: Limits {
+                max_nodes: self
+                    .limits
+                    .max_nodes
+                    .map(|n| n.saturating_sub(first.nodes).max(1)),
+                max_seconds: self.limits.max_seconds.map(|s| (s - spent).max(0.0)),
+                ..self.limits
+            },
+            layered: true,
+            ..self.clone()
+        };
+        let mut out = if rest.limits.max_seconds == Some(0.0) {
+            Outcome::unknown(Limit::Seconds)
+        } else {
+            rest.solve_layered(deal, &mut |p: &Progress| {
+                progress(&Progress {
+                    nodes: p.nodes + first.nodes,
+                    seconds: p.seconds + spent,
+                    ..*p
+                });
+            })
+        };
+        out.nodes += first.nodes;
+        out.best_home = out.best_home.max(first.best_home);
+        out.attempts += first.attempts;
+        out.seconds = t0.elapsed().as_secs_f64();
+        out
+    }
+
     /// The layered search's outcome (see [`Solver::layered`]): `Solvable` with its line,
     /// `Unsolvable` when it closed every level, `Unknown` at a budget. The schedule's table
     /// fields describe the layered search's stores: `states` and `peak_states` the positions

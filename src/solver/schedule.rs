@@ -74,6 +74,9 @@ impl Solver {
             main_slack,
             scratches,
         );
+        // Under `--spill` without `--layered`, the schedule stops once its table is full and
+        // the layered search takes the deal on (see `Solver::spill`).
+        ctx.stop_when_full = self.spill.is_some() && !self.layered && super::layered::applies(deal);
         let mut attempts = 0u32;
         if self.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
@@ -791,6 +794,8 @@ pub(super) struct Context<'a, const W: usize> {
     /// The table's proved marks come from an exact attempt that kept proofs (the quick
     /// phase's do not: its foundation moves are not proved safe).
     proofs: bool,
+    /// See [`search::Run::stop_when_full`]: set on the main table's context only.
+    pub(super) stop_when_full: bool,
 }
 
 impl<'a, const W: usize> Context<'a, W> {
@@ -826,6 +831,7 @@ impl<'a, const W: usize> Context<'a, W> {
             peak_path: 0,
             untracked: 0,
             proofs: false,
+            stop_when_full: false,
         }
     }
 
@@ -852,6 +858,7 @@ impl<'a, const W: usize> Context<'a, W> {
         run.jitter = jitter;
         run.greedy = greedy;
         run.donate_mask = self.donate_mask;
+        run.stop_when_full = self.stop_when_full;
         // Proofs are for later attempts: only restarts have any, and only big attempts pay
         // for their bookkeeping (see `PROVE_FROM_NODES`).
         run.prove = !greedy
