@@ -224,6 +224,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 rows.extend(stats::read_rows(f)?);
             }
             let merged = stats::merge(rows);
+            if let Some(svg) = &a.plot {
+                castle::plot::check_path(svg)?;
+            }
             match a.format {
                 cli::StatsFormat::Text => stats::write(&mut out, &merged, a.csv.as_deref())?,
                 f => {
@@ -234,7 +237,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             if let Some(svg) = &a.plot {
-                castle::plot::plot(&merged, svg)?;
+                let source = castle::plot::Source {
+                    files: a.files.iter().map(|f| f.display().to_string()).collect(),
+                };
+                castle::plot::plot(&merged, &source, svg)?;
+                eprintln!(
+                    "the pictures of {} are in {} (an SVG file: open it in a browser)",
+                    castle::render::count(
+                        merged.groups.values().map(|s| s.deals).sum::<u64>(),
+                        "deal"
+                    ),
+                    svg.display()
+                );
             }
         }
         Command::Analyze(a) => {

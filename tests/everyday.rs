@@ -7,7 +7,7 @@ mod common;
 
 use castle::check::{check_win, steps_of, Board};
 use castle::{Deal, Limits, Solver, Variant, Verdict};
-use common::{castle, run_castle, run_ok, temp_file};
+use common::{castle, run_ok, temp_file};
 
 fn budget(nodes: u64) -> Solver {
     Solver {
@@ -572,4 +572,137 @@ fn analyze_shares_one_budget_across_its_moves() {
     let used: u64 = a.whole.nodes + a.moves.iter().map(|(_, o)| o.nodes).sum::<u64>();
     assert!(used <= total + total / 10, "{used} nodes of {total}");
     assert!(a.moves.iter().any(|(_, o)| o.verdict == Verdict::Unknown));
+}
+
+/// The texts of an SVG file's text elements, in order.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .map(|t| {
+            let body = &t[t.find('>').unwrap() + 1..];
+            body[..body.find("</text>").unwrap()].trim().to_string()
+        })
+        .collect()
+}
+
+/// `stats --plot` on rows written by hand, so every count is known without castle: the title
+/// names the files, the deals and what stopped the unknowns; the unknowns are counted and
+/// drawn; the interval's bounds are written as the numbers `stats -f json` gives; every panel
+/// has its axis labels; the histograms are bars; deals of 0 ms are counted, not drawn at
+/// 1 ms; the nodes have their panel; a line on stderr says where the file is. A bitmap name
+/// or a missing directory is bad input, refused before anything is printed.
+#[test]
+fn stats_plot_draws_what_a_researcher_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit,numbering\n";
+    // Group 1 (bc): 3 won (0, 0 and 12 ms), 2 lost, 2 unknown stopped by the clock at 250
+    // and 900 ms. Group 2 (castile): 2 won, 1 unknown stopped by the node budget, 1 lost.
+    let bc = format!(
+        "{head}1,beleaguered-castle,1,false,single,solvable,90,40,40,0,52,,castle\n\
+         2,beleaguered-castle,1,false,single,solvable,100,400,400,0,52,,castle\n\
+         3,beleaguered-castle,1,false,single,solvable,130,4000,4000,12,52,,castle\n\
+         4,beleaguered-castle,1,false,single,unsolvable,,900,900,3,5,,castle\n\
+         5,beleaguered-castle,1,false,single,unsolvable,,800,800,2,7,,castle\n\
+         6,beleaguered-castle,1,false,single,unknown,,90000,9000,250,9,seconds,castle\n\
+         7,beleaguered-castle,1,false,single,unknown,,99000,9900,900,11,seconds,castle\n"
+    );
+    let ca = format!(
+        "{head}1,castile,0,false,single,solvable,150,20,20,1,52,,castle\n\
+         2,castile,0,false,single,solvable,170,30,30,1,52,,castle\n\
+         3,castile,0,false,single,unknown,,50000,5000,40,3,nodes,castle\n\
+         4,castile,0,false,single,unsolvable,,70,70,1,2,,castle\n"
+    );
+    let (f1, f2) = (dir.path().join("bc.csv"), dir.path().join("ca.csv"));
+    std::fs::write(&f1, bc).unwrap();
+    std::fs::write(&f2, ca).unwrap();
+    let (f1, f2) = (f1.to_str().unwrap(), f2.to_str().unwrap());
+    let svg = dir.path().join("p.svg");
+    let out = castle()
+        .args(["stats", f1, f2, "--plot", svg.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!("11 deals are in {}", svg.display())),
+        "{err}"
+    );
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg"));
+    assert!(!picture.contains("href"), "self-contained: no links");
+    let texts = svg_texts(&picture);
+    let has = |s: &str| texts.iter().any(|t| t.contains(s));
+    let title = &texts[0];
+    for want in [
+        f1,
+        f2,
+        "11 deals",
+        "the clock stopped 2 deals after 250 ms to 900 ms",
+    ] {
+        assert!(title.contains(want), "the title has `{want}`: {title}");
+    }
+    assert!(
+        title.contains("the node budget stopped 1 deal at 50,000 nodes"),
+        "{title}"
+    );
+    // The unknowns, counted in the outcome panel and the table.
+    assert!(
+        has("7 deals, 2 unknown") && has("4 deals, 1 unknown"),
+        "{texts:?}"
+    );
+    assert!(has("7 deals: 3 won, 2 lost, 2 unknown"), "{texts:?}");
+    // The interval's bounds as the numbers stats prints in JSON.
+    let json = run_ok(&["stats", f1, f2, "-f", "json"]);
+    for line in json.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let pc = |k: &str| 100.0 * v[k].as_f64().unwrap();
+        let want = format!(
+            "{:.2}% [{:.2}, {:.2}]",
+            pc("win_rate"),
+            pc("win_rate_low"),
+            pc("win_rate_high")
+        );
+        assert!(has(&want), "the interval `{want}` is written: {texts:?}");
+    }
+    // Axis labels on every panel.
+    for label in [
+        "% of deals: won, unknown (grey), lost (pale)",
+        "milliseconds (log scale)",
+        "% of the deals, fastest first",
+        "moves of the solution printed",
+        "nodes searched (log scale, 4 bars a power of ten)",
+        "cards home at best (score)",
+    ] {
+        assert!(has(label), "the axis label `{label}`: {texts:?}");
+    }
+    assert!(
+        texts.iter().filter(|t| *t == "deals").count() >= 3,
+        "{texts:?}"
+    );
+    assert!(has("nodes per deal"));
+    // 0 ms deals: the two of group 1 are counted, not drawn.
+    assert!(has("2 deals took under 1 ms"), "{texts:?}");
+    // Bars: group 1's colour fills its outcome bar (won), its lengths (3 bars: 90, 100, 130
+    // fall in distinct bins), its nodes (all 7 deals in 7 decades' bins, some shared) and its
+    // lost scores (5 and 7): at least 1 + 3 + 2 + 2 rectangles, plus the table's swatch.
+    let blue = picture
+        .matches("<rect")
+        .zip(picture.split("<rect").skip(1))
+        .filter(|(_, r)| r[..r.find("/>").unwrap()].contains("fill=\"#1F77B4\""))
+        .count();
+    assert!(blue >= 9, "{blue} rectangles in group 1's colour");
+    // Bitmaps and missing directories: exit 2, nothing printed.
+    for bad in [
+        dir.path().join("p.png"),
+        dir.path().join("no/such/dir/p.svg"),
+    ] {
+        let out = castle()
+            .args(["stats", f1, "--plot", bad.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(out.stdout.is_empty(), "refused before printing");
+        assert!(err.contains(bad.to_str().unwrap()), "{err}");
+    }
 }
