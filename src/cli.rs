@@ -38,6 +38,10 @@ pub enum Command {
     /// with --fc-solve) and check every move.
     #[command(after_help = VERIFY_EXAMPLES)]
     Verify(VerifyArgs),
+    /// Write the page that replays a solve report or a saved game: one HTML file, no network,
+    /// the board and the moves stepped through.
+    #[command(after_help = SHOW_EXAMPLES)]
+    Show(ShowArgs),
     /// List the variants and their rules.
     Variants,
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
@@ -82,12 +86,19 @@ Examples:
   castle solve my-board.txt                   a deal file (text, fc-solve board or JSON)
   castle solve < board.fcs                    a deal on standard input
   castle solve -v castile --seed 7 -f json    the JSON report (castle verify reads it)
+  castle solve --seed 42 -f html > sol.html   a page that replays the win (open it in a browser)
   castle solve --seed 42 --short              search on for the shortest win
   castle solve -v courtyard --seed 1 --max-seconds 10";
 
 const VERIFY_EXAMPLES: &str = "Examples:
   castle solve --seed 42 -f json > sol.json && castle verify sol.json
   castle verify --fc-solve fc.out --seed 3041     fc-solve's solution of deal 3041";
+
+const SHOW_EXAMPLES: &str = "Examples:
+  castle solve --seed 42 -f json > sol.json && castle show sol.json -o sol.html
+  castle show castle-beleaguered-castle-42.json -o game.html    a game saved by castle play
+  castle show sol.json > sol.html                               the page on standard output
+Open the page at move 12: sol.html#move=12.";
 
 const COMPLETIONS_EXAMPLES: &str = "Examples:
   castle completions bash > ~/.local/share/bash-completion/completions/castle
@@ -363,6 +374,17 @@ pub enum OutFormat {
     Json,
 }
 
+/// Output formats of `solve`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveFormat {
+    /// A board and numbered moves, for people.
+    Text,
+    /// One JSON object (the stable machine interface).
+    Json,
+    /// One self-contained HTML page that replays the win on a drawn board.
+    Html,
+}
+
 /// `castle deal`.
 #[derive(Args, Debug)]
 pub struct DealArgs {
@@ -527,10 +549,21 @@ pub struct SolveArgs {
     pub threads: u16,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "text")]
-    pub format: OutFormat,
+    pub format: SolveFormat,
     /// No progress spinner.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// `castle show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The solve report (`castle solve --format json`) or a game saved by `castle play`,
+    /// `-` for standard input.
+    pub file: PathBuf,
+    /// Write the page to this file (default: standard output).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `castle verify`.

@@ -11,7 +11,7 @@ use castle::batch::Batch;
 use castle::check::Board;
 use castle::{analyze, bench, formats, render, report, stats, verify, InputError};
 use clap::{CommandFactory, Parser};
-use cli::{progress, Cli, Command, DealFormat, OutFormat};
+use cli::{progress, Cli, Command, DealFormat, OutFormat, SolveFormat};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -125,10 +125,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
             match a.format {
-                OutFormat::Json => {
+                SolveFormat::Json => {
                     report::write_report(&mut out, &deal, &result, a.source.numbering())?;
                 }
-                OutFormat::Text => {
+                SolveFormat::Html => {
+                    let page = castle::html::solve_page(&deal, &result, a.source.numbering())?;
+                    out.write_all(page.as_bytes())?;
+                }
+                SolveFormat::Text => {
                     let numbering = a.source.numbering();
                     render::write_solve(
                         &mut out,
@@ -158,6 +162,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             if !passed {
                 return Ok(ExitCode::from(1));
+            }
+        }
+        Command::Show(a) => {
+            let (text, origin) = cli::read_input(&a.file)?;
+            let page = castle::html::show_page(&text, &origin)?;
+            match &a.output {
+                Some(p) => {
+                    std::fs::write(p, page).map_err(|e| {
+                        InputError(format!("-o {}: cannot write: {e}", p.display()))
+                    })?;
+                    eprintln!(
+                        "the page is in {} (open it in a browser; {}#move=N opens it at move N)",
+                        p.display(),
+                        p.display()
+                    );
+                }
+                None => out.write_all(page.as_bytes())?,
             }
         }
         Command::Variants => render::write_variants(&mut out)?,
