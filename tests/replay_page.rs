@@ -236,3 +236,26 @@ fn solve_writes_the_page_show_writes() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// A game saved by `castle play` keeps its own marks of the automatic moves on the page.
+#[test]
+fn show_keeps_a_saved_game_s_automatic_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = dir.path().join("game.json");
+    let input = format!("save {}\nquit\n", save.display());
+    let out = common::run_castle(&["play", "--seed", "42"], input.as_bytes(), None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    let automatic = saved["play"]["automatic"].as_array().unwrap().len();
+    let moves = saved["moves"].as_array().unwrap().len();
+    assert!(automatic > 0, "deal 42 starts with automatic moves");
+    let page = run_ok(&["show", save.to_str().unwrap()]);
+    assert_eq!(page.matches("\"auto\":true").count(), automatic);
+    assert_eq!(page.matches("\"text\":").count(), moves);
+    assert!(page.contains("A saved game from"));
+}
