@@ -20,20 +20,46 @@ pub struct Analysis {
     pub moves: Vec<(Step, Outcome)>,
 }
 
-/// Analyses `board` with `solver`.
+/// Analyses `board` with `solver`. Its node and time budgets bound the whole analysis: each
+/// solve (the position's, then each move's) gets an equal share of what the ones before it
+/// left, so a budget that an easy solve does not use goes to the solves after it.
 ///
 /// # Errors
 /// A solve's internal error (see [`SolveError`]).
 pub fn analyze(board: &Board, solver: &Solver) -> Result<Analysis, SolveError> {
+    let t0 = std::time::Instant::now();
+    let steps = board.legal_steps();
+    let solves = 1 + steps.len() as u64;
+    let mut nodes = 0u64;
+    let mut k = 0u64;
+    let mut solve = |deal: &Deal| -> Result<Outcome, SolveError> {
+        let left = solves - k;
+        k += 1;
+        let mut share = solver.clone();
+        share.limits.max_nodes = solver
+            .limits
+            .max_nodes
+            .map(|n| (n.saturating_sub(nodes) / left).max(1));
+        share.limits.max_seconds = solver
+            .limits
+            .max_seconds
+            .map(|s| (s - t0.elapsed().as_secs_f64()).max(0.0) / left as f64);
+        let out = if share.limits.max_seconds == Some(0.0) {
+            Outcome::unknown(crate::solver::Limit::Seconds)
+        } else {
+            share.solve(deal)?
+        };
+        nodes += out.nodes;
+        Ok(out)
+    };
     let position = board.to_deal();
-    let whole = solver.solve(&position)?;
-    let moves = board
-        .legal_steps()
+    let whole = solve(&position)?;
+    let moves = steps
         .into_iter()
         .map(|step| {
             let mut next = board.clone();
             next.play(&step).expect("legal_steps yields legal moves");
-            let out = solver.solve(&next.to_deal())?;
+            let out = solve(&next.to_deal())?;
             Ok((step, out))
         })
         .collect::<Result<_, SolveError>>()?;

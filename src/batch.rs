@@ -292,9 +292,18 @@ impl Seeds {
 /// column), or of bytes that are not UTF-8.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    let bytes = crate::stats::read_batch_file(path, &origin)?;
     rows_from_bytes(bytes, &origin)
+}
+
+/// The summary of a batch's CSV file (one variant and options: a batch refuses rows of
+/// others), as `castle stats` gives it; `None` for a file without rows.
+///
+/// # Errors
+/// As [`read_rows`].
+pub fn file_summary(path: &Path) -> Result<Option<crate::stats::Summary>, InputError> {
+    let merged = crate::stats::merge(read_rows(path)?);
+    Ok(merged.groups.into_values().next())
 }
 
 /// Reads the rows of a batch CSV held in memory: `origin` names it in messages (see
@@ -466,20 +475,14 @@ pub fn open_for_append(
         drop(file);
         return open_for_append(path, rules, numbering, retry_unknown);
     }
-    let o = rules.options;
     let mut done = HashSet::new();
     for (i, row) in rows.iter().enumerate() {
-        if row.variant != rules.variant.name()
-            || row.start_rank != o.start_rank
-            || row.foundation_return != o.foundation_return
-            || row.sequence_moves != o.sequence_moves.name()
-            || row.numbering != numbering.name()
-        {
+        let differ = differences(row, rules, numbering);
+        if !differ.is_empty() {
             return Err(InputError(format!(
-                "{origin}: line {}: a row for `{}`, but this batch is `{}`; use another file",
+                "{origin}: line {}: the file's rows are for another batch: {}; give the file's options, or use another file",
                 i + 2,
-                crate::text::cut_words(&row.group(), 60),
-                rules.variant
+                differ.join("; ")
             )));
         }
         if !retry_unknown || row.verdict != Verdict::Unknown.name() {
@@ -487,6 +490,50 @@ pub fn open_for_append(
         }
     }
     Ok((file, done))
+}
+
+/// What differs between a row of a batch file and the batch being run, one phrase an option:
+/// `start rank 1 in the file, 2 here (--start-rank)`.
+fn differences(row: &Row, rules: &Rules, numbering: Numbering) -> Vec<String> {
+    let o = rules.options;
+    let on = |b: bool| if b { "on" } else { "off" };
+    let mut d = Vec::new();
+    let mut differ = |what: &str, file: &str, here: &str, flag: &str| {
+        if file != here {
+            d.push(format!(
+                "{what} {} in the file, {here} here ({flag})",
+                Cut(file)
+            ));
+        }
+    };
+    differ("variant", &row.variant, rules.variant.name(), "--variant");
+    // Two variants' own start ranks are part of the variants, not an option given.
+    let defaults = row.variant.parse::<crate::rules::Variant>().is_ok_and(|v| {
+        v.rules().options.start_rank == row.start_rank
+            && rules.variant.rules().options.start_rank == o.start_rank
+    });
+    if !defaults {
+        differ(
+            "start rank",
+            &row.start_rank.to_string(),
+            &o.start_rank.to_string(),
+            "--start-rank",
+        );
+    }
+    differ(
+        "foundation return",
+        on(row.foundation_return),
+        on(o.foundation_return),
+        "--foundation-return",
+    );
+    differ(
+        "sequence moves",
+        &row.sequence_moves,
+        o.sequence_moves.name(),
+        "--sequence-moves",
+    );
+    differ("numbering", &row.numbering, numbering.name(), "--numbering");
+    d
 }
 
 /// Seeds handed to the workers at a time.

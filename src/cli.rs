@@ -14,7 +14,7 @@ use castle::render::Color;
 use castle::rules::SequenceMoves;
 use castle::{Deal, InputError, Limits, Pruning, Rules, Solver, Variant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// Exact solver for the Beleaguered Castle family of patience games.
@@ -39,6 +39,10 @@ pub enum Command {
     /// with --fc-solve) and check every move.
     #[command(after_help = VERIFY_EXAMPLES)]
     Verify(VerifyArgs),
+    /// Write the page that replays a solve report or a saved game: one HTML file, no network,
+    /// the board and the moves stepped through.
+    #[command(after_help = SHOW_EXAMPLES)]
+    Show(ShowArgs),
     /// List the variants and their rules.
     Variants,
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
@@ -98,12 +102,19 @@ Examples:
   castle solve < board.fcs                    a deal on standard input
   castle solve -v castile --seed 7 -f json    the JSON report (castle verify reads it)
   castle solve --seed 9830 --certificate c.cert   a lost deal's certificate
+  castle solve --seed 42 -f html > sol.html   a page that replays the win (open it in a browser)
   castle solve --seed 42 --short              search on for the shortest win
   castle solve -v courtyard --seed 1 --max-seconds 10";
 
 const VERIFY_EXAMPLES: &str = "Examples:
   castle solve --seed 42 -f json > sol.json && castle verify sol.json
   castle verify --fc-solve fc.out --seed 3041     fc-solve's solution of deal 3041";
+
+const SHOW_EXAMPLES: &str = "Examples:
+  castle solve --seed 42 -f json > sol.json && castle show sol.json -o sol.html
+  castle show castle-beleaguered-castle-42.json -o game.html    a game saved by castle play
+  castle show sol.json > sol.html                               the page on standard output
+Open the page at move 12: sol.html#move=12.";
 
 const COMPLETIONS_EXAMPLES: &str = "Examples:
   castle completions bash > ~/.local/share/bash-completion/completions/castle
@@ -171,7 +182,8 @@ pub struct AnalyzeArgs {
     /// foundation card).
     #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub after: String,
-    /// Budgets for each solve (the position and each move's result).
+    /// Budgets of the whole analysis: each solve (the position's, then each move's) gets an
+    /// equal share of what the solves before it left.
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// Output format.
@@ -401,6 +413,17 @@ pub enum OutFormat {
     Json,
 }
 
+/// Output formats of `solve`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveFormat {
+    /// A board and numbered moves, for people.
+    Text,
+    /// One JSON object (the stable machine interface).
+    Json,
+    /// One self-contained HTML page that replays the win on a drawn board.
+    Html,
+}
+
 /// `castle deal`.
 #[derive(Args, Debug)]
 pub struct DealArgs {
@@ -507,14 +530,17 @@ pub struct BudgetArgs {
     /// reachable from the deal, searched one level of progress (cards home plus cards dealt)
     /// at a time, with only one class of positions (one set of foundation heights) in its hash
     /// set at once, within --memory. Its `unsolvable` is a proof; it meets a win only after
-    /// every lower level, so it is for deals the usual search leaves unknown. Needs
-    /// foundation return off (with it the usual schedule runs).
+    /// every lower level, so it is for deals the usual search leaves unknown: an easy deal
+    /// can take it far longer (give --spill alone to let the usual schedule try first).
+    /// Needs foundation return off (with it the usual schedule runs).
     #[arg(long)]
     pub layered: bool,
-    /// With the layered search (this flag turns it on): when its positions outgrow --memory,
-    /// go on on disk under DIR (a directory of its own is made there and removed at the end):
-    /// the classes waiting their turn first, then the class being searched, whose duplicates
-    /// are then found one partition at a time. A full disk ends the solve as unknown.
+    /// Go on on disk under DIR when the memory runs out: the usual schedule runs first, and
+    /// only if its table fills does the layered search (see --layered) take the deal on,
+    /// going on on disk when its positions outgrow --memory (a directory of its own is made
+    /// under DIR and removed at the end): the classes waiting their turn first, then the class
+    /// being searched, whose duplicates are then found one partition at a time. With
+    /// --layered, the layered search from the start. A full disk ends the solve as unknown.
     #[arg(long, value_name = "DIR")]
     pub spill: Option<std::path::PathBuf>,
     /// With --spill: most GiB its files may hold at once, fractions allowed (a deal that
@@ -562,7 +588,7 @@ pub struct SolveArgs {
     pub threads: u16,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "text")]
-    pub format: OutFormat,
+    pub format: SolveFormat,
     /// No progress spinner.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -610,6 +636,17 @@ fn parse_certificate_kind(s: &str) -> Result<castle::solver::certify::Method, St
             )),
         },
     }
+}
+
+/// `castle show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The solve report (`castle solve --format json`) or a game saved by `castle play`,
+    /// `-` for standard input.
+    pub file: PathBuf,
+    /// Write the page to this file (default: standard output).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `castle verify`.
@@ -716,17 +753,19 @@ pub fn color() -> Color {
 }
 
 /// The text of a file, or of standard input for `-`, and its name for messages: UTF-8 (bytes
-/// that are not are bad input, named by line and byte), a byte-order mark dropped.
+/// that are not are bad input, named by line and byte), a byte-order mark dropped, at most
+/// [`castle::text::MAX_FILE_BYTES`] (more is bad input).
 pub fn read_input(path: &Path) -> Result<(String, String), castle::Error> {
+    use castle::text::read_capped;
     let (bytes, origin) = if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(castle::Error::Stdin)?;
-        (b, "<stdin>".to_string())
+        let origin = "<stdin>".to_string();
+        let b = read_capped(std::io::stdin().lock(), &origin).map_err(castle::Error::Stdin)??;
+        (b, origin)
     } else {
         let origin = path.display().to_string();
-        let b = std::fs::read(path).map_err(|e| input(format!("{origin}: cannot read: {e}")))?;
+        let cannot = |e| input(format!("{origin}: cannot read: {e}"));
+        let file = std::fs::File::open(path).map_err(cannot)?;
+        let b = read_capped(file, &origin).map_err(cannot)??;
         (b, origin)
     };
     let text = castle::text::decode(bytes, &origin)?;
@@ -894,7 +933,7 @@ impl BudgetArgs {
             members: self.portfolio,
             probes: (!self.no_probes).then_some(self.probe_nodes),
             quotient: !self.no_quotient,
-            layered: self.layered || self.spill.is_some(),
+            layered: self.layered,
             spill: match &self.spill {
                 Some(dir) => Some(castle::solver::layered::SpillTo {
                     dir: spill_dir(dir)?,

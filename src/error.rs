@@ -20,8 +20,8 @@ pub enum Error {
     /// Writing JSON failed.
     #[error(transparent)]
     Json(#[from] serde_json::Error),
-    /// Writing a CSV file failed.
-    #[error("{path}: {source}")]
+    /// Writing a CSV file failed (the message names the file; `source` says why).
+    #[error("{path}: cannot write CSV")]
     Csv {
         /// The file.
         path: String,

@@ -620,7 +620,8 @@ pub fn write_text(deal: &Deal) -> String {
     s
 }
 
-/// Writes a deal as an fc-solve board (reserve cells as its `Freecells:` line).
+/// Writes a deal as an fc-solve board (reserve cells as its `Freecells:` line, an empty pile
+/// as a line `:`); it reads back to the same position (the rules from the command line).
 ///
 /// # Errors
 /// For a deal fc-solve's format cannot hold: two decks, a stock or a waste.
@@ -648,7 +649,13 @@ pub fn write_fcs(deal: &Deal) -> Result<String, InputError> {
         s += &format!("Freecells: {}\n", cards_line(&deal.reserve));
     }
     for p in &deal.tableau {
-        s += cards_line(p).trim_matches('-');
+        // An empty pile is a line of its own, `:` (fc-solve's way of printing one), never a
+        // blank line: a reader skips those.
+        if p.is_empty() {
+            s.push(':');
+        } else {
+            s += &cards_line(p);
+        }
         s.push('\n');
     }
     Ok(s)

@@ -17,6 +17,7 @@
 //! - [`verify`]: `castle verify`, a solve report or fc-solve's output replayed.
 //! - [`report`]: the JSON contract (and the JSON of `deal` and `analyze`).
 //! - [`render`]: the text a player reads (board, moves, results).
+//! - [`html`]: the page that replays a line (`solve --format html`, `show`).
 //! - [`analyze`]: every legal move from a position with the verdict after it.
 //! - [`batch`]: seed ranges solved in parallel into resumable CSV rows.
 //! - [`stats`]: batch rows merged and summarised (win rates, quantiles).
@@ -121,6 +122,7 @@ pub mod check;
 pub mod deal;
 pub mod error;
 pub mod formats;
+pub mod html;
 pub mod moves;
 pub mod peer;
 pub mod pile;

@@ -11,7 +11,7 @@ use castle::batch::Batch;
 use castle::check::Board;
 use castle::{analyze, bench, formats, render, report, stats, verify, InputError};
 use clap::{CommandFactory, Parser};
-use cli::{progress, Cli, Command, DealFormat, OutFormat};
+use cli::{progress, Cli, Command, DealFormat, OutFormat, SolveFormat};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -40,7 +40,7 @@ fn fixed_mmap_threshold() {
 
 fn main() -> ExitCode {
     fixed_mmap_threshold();
-    match run(Cli::parse()) {
+    match run(parse_command_line()) {
         Ok(code) => code,
         Err(e) => {
             let lib = || e.chain().filter_map(|c| c.downcast_ref::<castle::Error>());
@@ -63,6 +63,21 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+/// The command line, parsed by clap; a refusal is printed as clap prints it (exit 2), but
+/// with each value it quotes cut as castle's own messages cut them (a 100 KB flag value is
+/// not echoed whole). Help and version go out untouched.
+fn parse_command_line() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let msg = e.render().to_string();
+            eprint!("{}", castle::text::cut_quoted(&msg, '\''));
+            std::process::exit(e.exit_code());
+        }
+        Err(e) => e.exit(),
     }
 }
 
@@ -113,10 +128,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
             match a.format {
-                OutFormat::Json => {
+                SolveFormat::Json => {
                     report::write_report(&mut out, &deal, &result, a.source.numbering())?;
                 }
-                OutFormat::Text => {
+                SolveFormat::Html => {
+                    let page = castle::html::solve_page(&deal, &result, a.source.numbering())?;
+                    out.write_all(page.as_bytes())?;
+                }
+                SolveFormat::Text => {
                     let numbering = a.source.numbering();
                     render::write_solve(
                         &mut out,
@@ -152,6 +171,23 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             if !passed {
                 return Ok(ExitCode::from(1));
+            }
+        }
+        Command::Show(a) => {
+            let (text, origin) = cli::read_input(&a.file)?;
+            let page = castle::html::show_page(&text, &origin)?;
+            match &a.output {
+                Some(p) => {
+                    std::fs::write(p, page).map_err(|e| {
+                        InputError(format!("-o {}: cannot write: {e}", p.display()))
+                    })?;
+                    eprintln!(
+                        "the page is in {} (open it in a browser; {}#move=N opens it at move N)",
+                        p.display(),
+                        p.display()
+                    );
+                }
+                None => out.write_all(page.as_bytes())?,
             }
         }
         Command::Variants => render::write_variants(&mut out)?,
@@ -215,9 +251,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 eprintln!("{}", progress::batch_stopped(&tally, a.csv.as_deref()));
                 return Ok(ExitCode::from(interrupt.exit_code()));
             }
+            // A run that found rows in its file: the file's win rate too.
+            let file = match &a.csv {
+                Some(p) if tally.done_before > 0 || tally.retried => {
+                    castle::batch::file_summary(p)?
+                }
+                _ => None,
+            };
             eprintln!(
                 "{}",
-                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref())
+                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref(), file.as_ref())
             );
             if let Some(dir) = &a.certificates {
                 eprintln!(
@@ -242,17 +285,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 }
             }
             let merged = stats::merge(rows);
+            if let Some(svg) = &a.plot {
+                castle::plot::check_path(svg)?;
+            }
             match a.format {
                 cli::StatsFormat::Text => stats::write(&mut out, &merged, a.csv.as_deref())?,
                 f => {
                     stats::write_rows(&mut out, &merged, f == cli::StatsFormat::Json)?;
                     if let Some(csv) = &a.csv {
-                        stats::write(&mut std::io::sink(), &merged, Some(csv))?;
+                        stats::write_csv_file(csv, &merged)?;
                     }
                 }
             }
             if let Some(svg) = &a.plot {
-                castle::plot::plot(&merged, svg)?;
+                let source = castle::plot::Source {
+                    files: a.files.iter().map(|f| f.display().to_string()).collect(),
+                };
+                castle::plot::plot(&merged, &source, svg)?;
+                eprintln!(
+                    "the pictures of {} are in {} (an SVG file: open it in a browser)",
+                    castle::render::count(
+                        merged.groups.values().map(|s| s.deals).sum::<u64>(),
+                        "deal"
+                    ),
+                    svg.display()
+                );
             }
         }
         Command::Analyze(a) => {

@@ -188,6 +188,13 @@ pub fn write_solve(
                 "solvable: won in {} (checked by replay{first})",
                 count(r.moves.len() as u64, "move")
             )?;
+            if r.shorten_cut {
+                writeln!(
+                    out,
+                    "the time budget (--max-seconds {}) stopped the shortening: this is the shortest line it had",
+                    l.max_seconds.unwrap_or(0.0)
+                )?;
+            }
             write!(out, "{}", draw_moves_in(&steps_of(&r.moves), color))?;
         }
         Verdict::Unsolvable => writeln!(
@@ -250,10 +257,18 @@ pub fn write_solve(
         )?;
     }
     if let Some(nodes) = r.short_nodes {
-        let what = if r.shortest {
-            "no win is shorter"
-        } else {
-            "a shorter win may exist (--short, with --short-nodes, searches longer)"
+        // What stopped it, and the flag that moves that budget (never one already maxed).
+        let what = match (r.shortest, r.short_limit) {
+            (true, _) => "no win is shorter".to_string(),
+            (false, Some(Limit::Seconds)) => format!(
+                "the time budget (--max-seconds {}) stopped it; a shorter win may exist",
+                l.max_seconds.unwrap_or(0.0)
+            ),
+            (false, Some(Limit::Memory)) => format!(
+                "it outgrew the memory budget (--memory {}); a shorter win may exist",
+                l.memory_bytes >> 20
+            ),
+            (false, _) => "all it may expand; a shorter win may exist (--short with a larger --short-nodes searches longer)".to_string(),
         };
         writeln!(out, "short search: {nodes} positions; {what}")?;
     }

@@ -79,6 +79,10 @@ pub struct Report {
     /// and in reports written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_win_moves: Option<usize>,
+    /// True when the time budget stopped the shortening of the win: `moves` is the best line
+    /// it had. Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shortening_cut: bool,
     /// Nodes searched.
     pub nodes: u64,
     /// States stored.
@@ -221,6 +225,7 @@ impl Report {
             verdict: out.verdict.name().to_string(),
             moves: moves_json(&out.moves),
             first_win_moves: out.first_len,
+            shortening_cut: out.shorten_cut,
             nodes: out.nodes,
             states: out.states,
             seconds: (out.seconds * 1e6).round() / 1e6,
@@ -273,6 +278,7 @@ impl Report {
             verdict: verdict.name().to_string(),
             moves,
             first_win_moves: None,
+            shortening_cut: false,
             nodes: 0,
             states: 0,
             seconds: 0.0,

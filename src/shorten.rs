@@ -202,11 +202,14 @@ fn renamed(s: &Step, sigma: &[usize]) -> Step {
 }
 
 /// One cut of step 3 of the module docs, if there is one that replays.
-fn cut_permuted_loop(deal: &Deal, steps: &[Step]) -> Option<Vec<Step>> {
+fn cut_permuted_loop(deal: &Deal, steps: &[Step], clock: &Clock) -> Option<Vec<Step>> {
     let mut board = Board::new(deal);
     let mut seen: HashMap<Vec<u8>, usize> = HashMap::default();
     seen.insert(pile_blind_key(&board), 0);
     for (k, s) in steps.iter().enumerate() {
+        if clock.out() {
+            return None;
+        }
         board.play(s).ok()?;
         let key = pile_blind_key(&board);
         if let Some(&i) = seen.get(&key) {
@@ -236,13 +239,14 @@ const EXCURSION: usize = 24;
 /// One pass of step 4 of the module docs. A changed list is kept when its moves up to the
 /// changed one replay and leave the board the original moves left there: from that board the
 /// rest of the list replays as it did.
-fn cut_excursions(deal: &Deal, mut steps: Vec<Step>) -> Vec<Step> {
+fn cut_excursions(deal: &Deal, mut steps: Vec<Step>, clock: &Clock) -> Vec<Step> {
     let mut board = Board::new(deal);
     // The two trial boards, kept across the trials to reuse their piles.
     let mut original = board.clone();
     let mut changed = board.clone();
     let mut i = 0;
-    while i < steps.len() {
+    // Out of time, the list as it stands (every change so far was checked) is the answer.
+    while i < steps.len() && !clock.out() {
         let s = &steps[i];
         // Within EXCURSION moves: further apart, the cards between nearly always depend on
         // the move (and each trial replays the moves between).
@@ -284,7 +288,7 @@ pub const SHORTCUT_DEPTH: usize = 2;
 /// than the line takes there replaces those moves, and the moves after it are renamed by the
 /// columns' permutation. The list returned replays to a win (checked here; if it did not,
 /// the list given comes back unchanged).
-fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
+fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize, clock: &Clock) -> Vec<Step> {
     let mut boards = Vec::with_capacity(steps.len() + 1);
     boards.push(Board::new(deal));
     for s in &steps {
@@ -307,6 +311,8 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
         // the board).
         let mut best: Option<(usize, usize, Vec<Step>, Board)> = None;
         let mut frontier = vec![(board.clone(), Vec::new())];
+        // Out of time, no more shortcuts: the rest of the line follows as it is.
+        let depth = if clock.out() { 0 } else { depth };
         for d in 1..=depth {
             let mut next = Vec::new();
             for (from, path) in &frontier {
@@ -364,39 +370,106 @@ pub enum ShortenError {
 /// [`ShortenError::NotAWin`] if `moves` does not win from `deal`;
 /// [`ShortenError::Broken`] if the result would not (a bug).
 pub fn shorten(deal: &Deal, moves: &[Move]) -> Result<Vec<Move>, ShortenError> {
-    shorten_with(deal, moves, true)
+    Ok(shorten_with(deal, moves, true, None)?.moves)
 }
 
-/// [`shorten`], with step 5 (shortcuts) on long lines or never.
-fn shorten_with(deal: &Deal, moves: &[Move], shortcuts: bool) -> Result<Vec<Move>, ShortenError> {
+/// What [`shorten_until`] returns: the shortest line it has, and whether it got to the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shortened {
+    /// A winning line, never longer than the one given (replayed by the checker).
+    pub moves: Vec<Move>,
+    /// True when the deadline stopped the steps before they had nothing left to cut (the
+    /// line is the best one so far: shorter ones may exist that [`shorten`] would find).
+    pub cut: bool,
+}
+
+/// [`shorten`] within a deadline: each step is checked before it is kept, so the line the
+/// steps have reached when the deadline passes wins like any (it is replayed once more all
+/// the same). A line of 21,442 moves (streets-and-alleys 679's first win) takes 7 s whole;
+/// a `--max-seconds` solve must not take that much past its budget.
+///
+/// # Errors
+/// As [`shorten`].
+pub fn shorten_until(
+    deal: &Deal,
+    moves: &[Move],
+    deadline: Option<std::time::Instant>,
+) -> Result<Shortened, ShortenError> {
+    shorten_with(deal, moves, true, deadline)
+}
+
+/// When the steps must stop: a deadline, read from the clock every few calls (a step's
+/// inner loops ask once a move).
+struct Clock {
+    deadline: Option<std::time::Instant>,
+    calls: std::cell::Cell<u32>,
+    out: std::cell::Cell<bool>,
+}
+
+impl Clock {
+    fn new(deadline: Option<std::time::Instant>) -> Clock {
+        Clock {
+            deadline,
+            calls: std::cell::Cell::new(0),
+            out: std::cell::Cell::new(false),
+        }
+    }
+
+    /// True once the deadline has passed (and from then on).
+    fn out(&self) -> bool {
+        let Some(deadline) = self.deadline else {
+            return false;
+        };
+        if !self.out.get() {
+            let n = self.calls.get().wrapping_add(1);
+            self.calls.set(n);
+            if n % 16 == 0 && std::time::Instant::now() >= deadline {
+                self.out.set(true);
+            }
+        }
+        self.out.get()
+    }
+}
+
+/// [`shorten_until`], with step 5 (shortcuts) on long lines or never.
+fn shorten_with(
+    deal: &Deal,
+    moves: &[Move],
+    shortcuts: bool,
+    deadline: Option<std::time::Instant>,
+) -> Result<Shortened, ShortenError> {
     let original = crate::check::steps_of(moves);
     check_win(deal, &original).map_err(ShortenError::NotAWin)?;
+    let clock = Clock::new(deadline);
     let mut steps = original;
     let long = if shortcuts {
         SHORTCUT_MOVES_PER_CARD * Board::new(deal).cards_out()
     } else {
         usize::MAX
     };
-    loop {
+    while !clock.out() {
         let before = steps.len();
         steps = merge(deal, cut_loops(deal, steps));
-        while let Some(cut) = cut_permuted_loop(deal, &steps) {
+        while let Some(cut) = cut_permuted_loop(deal, &steps, &clock) {
             steps = cut;
         }
-        steps = cut_excursions(deal, steps);
+        steps = cut_excursions(deal, steps, &clock);
         if steps.len() == before {
             // Only once the others have nothing left to cut: they are far cheaper, and a
             // line they take below the threshold never pays for this step.
             if steps.len() > long {
-                steps = cut_shortcuts(deal, steps, SHORTCUT_DEPTH);
+                steps = cut_shortcuts(deal, steps, SHORTCUT_DEPTH, &clock);
             }
-            if steps.len() == before {
+            if steps.len() == before && !clock.out() {
                 break;
             }
         }
     }
     check_win(deal, &steps).map_err(ShortenError::Broken)?;
-    Ok(steps.iter().map(move_of).collect())
+    Ok(Shortened {
+        moves: steps.iter().map(move_of).collect(),
+        cut: clock.out.get(),
+    })
 }
 
 #[cfg(test)]
@@ -500,8 +573,8 @@ mod tests {
         };
         let r = quotient::search(&deal, &opts, &std::sync::atomic::AtomicBool::new(false));
         let line = quotient::concrete_line(&deal, &r.line).expect("a win at k = 13");
-        let cheap = shorten_with(&deal, &line, false).unwrap();
-        let short = shorten_with(&deal, &line, true).unwrap();
+        let cheap = shorten_with(&deal, &line, false, None).unwrap().moves;
+        let short = shorten_with(&deal, &line, true, None).unwrap().moves;
         assert!(check_win(&deal, &crate::check::steps_of(&short)).is_ok());
         assert!(
             line.len() > 10_000 && short.len() * 2 < cheap.len(),
@@ -511,6 +584,38 @@ mod tests {
             short.len()
         );
         assert_eq!(shorten(&deal, &short).unwrap(), short, "a fixed point");
+    }
+
+    #[test]
+    fn a_deadline_stops_the_steps_with_a_line_that_wins() {
+        // streets-and-alleys 679's first win by the depth-first attempts alone (no quick
+        // phase, portfolio, probes or quotient, which find short lines first) is thousands of
+        // moves long (21,442 when written); the whole pass takes seconds. With a deadline
+        // already past, the steps stop at once and say so, and the line they return still
+        // replays to a win and is no longer than the one given.
+        let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 679);
+        let raw = Solver {
+            shorten: false,
+            quick: false,
+            best_first: false,
+            probes: None,
+            quotient: false,
+            ..Solver::default()
+        };
+        let out = raw.solve(&deal).unwrap();
+        assert_eq!(out.verdict, Verdict::Solvable);
+        assert!(out.moves.len() > 10_000, "{} moves", out.moves.len());
+        let t0 = std::time::Instant::now();
+        let cut = shorten_until(&deal, &out.moves, Some(t0)).unwrap();
+        assert!(cut.cut, "the deadline had passed");
+        assert!(cut.moves.len() <= out.moves.len());
+        assert!(check_win(&deal, &crate::check::steps_of(&cut.moves)).is_ok());
+        // Without a deadline (on a line that shortens quickly) the steps run to the end.
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 42);
+        let out = raw.solve(&deal).unwrap();
+        let whole = shorten_until(&deal, &out.moves, None).unwrap();
+        assert!(!whole.cut);
+        assert_eq!(whole.moves, shorten(&deal, &out.moves).unwrap());
     }
 
     #[test]

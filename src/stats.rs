@@ -19,8 +19,7 @@ use std::path::Path;
 /// A message naming the file and line of a bad header or a row that does not parse.
 pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     let origin = path.display().to_string();
-    let text =
-        std::fs::read(path).map_err(|e| InputError(format!("{origin}: cannot read: {e}")))?;
+    let text = read_batch_file(path, &origin)?;
     // A torn last line (a crash mid-write; it may end inside a character) is left out when
     // the file does not read whole.
     let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
@@ -32,6 +31,30 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
         Err(_) if keep > 0 && keep < text.len() => read(&text[..keep]),
         rows => rows,
     }
+}
+
+/// Bytes a batch file's first line may take: its header or first JSON line is a few hundred.
+const FIRST_LINE_BYTES: u64 = 1 << 20;
+
+/// A batch file's bytes. Batch files may be large, so there is no cap on the whole; but one
+/// whose first [`FIRST_LINE_BYTES`] hold no line end is not one (`castle stats /dev/zero`
+/// read for ever), and is refused once that much is read.
+pub(crate) fn read_batch_file(path: &Path, origin: &str) -> Result<Vec<u8>, InputError> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| InputError(format!("{origin}: cannot read: {e}"));
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut text = Vec::new();
+    (&mut file)
+        .take(FIRST_LINE_BYTES)
+        .read_to_end(&mut text)
+        .map_err(cannot)?;
+    if text.len() as u64 == FIRST_LINE_BYTES && !text.contains(&b'\n') {
+        return Err(InputError(format!(
+            "{origin}: no line ends in its first MiB: not a batch file (CSV or JSON lines)"
+        )));
+    }
+    file.read_to_end(&mut text).map_err(cannot)?;
+    Ok(text)
 }
 
 fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
@@ -297,27 +320,22 @@ pub fn write_rows(out: &mut impl Write, m: &Merge, json: bool) -> Result<(), Err
     Ok(())
 }
 
-/// The columns of the CSV summary (`castle stats --csv`).
-pub const SUMMARY_HEADER: [&str; 15] = [
-    "group",
-    "deals",
-    "winnable",
-    "unsolvable",
-    "unknown",
-    "win_rate_low",
-    "win_rate_high",
-    "len_min",
-    "len_median",
-    "len_p99",
-    "len_max",
-    "nodes_min",
-    "nodes_median",
-    "nodes_p99",
-    "nodes_max",
-];
+/// Writes the summary rows to the CSV file `path`, as [`write_rows`] prints them (`castle
+/// stats --csv FILE` and `--format csv` write one format).
+///
+/// # Errors
+/// A file that cannot be made (bad input: a directory, say), or writing it.
+pub fn write_csv_file(path: &Path, m: &Merge) -> Result<(), Error> {
+    let name = path.display().to_string();
+    let mut file = std::fs::File::create(path)
+        .map_err(|e| InputError(format!("{name}: cannot write: {e}")))?;
+    write_rows(&mut file, m, false)?;
+    file.sync_all().ok();
+    Ok(())
+}
 
 /// Prints a merge: notes on duplicates and conflicts, then each group's summary; with `csv`,
-/// also writes the summaries to that file ([`SUMMARY_HEADER`]).
+/// also writes the summaries to that file ([`write_csv_file`]).
 ///
 /// # Errors
 /// Writing `out` or the CSV file.
@@ -336,16 +354,8 @@ pub fn write(out: &mut impl Write, m: &Merge, csv: Option<&Path>) -> Result<(), 
             verdicts.join(", ")
         )?;
     }
-    let csv_error = |p: &Path| {
-        let path = p.display().to_string();
-        move |source| Error::Csv { path, source }
-    };
-    let mut csv_out = match csv {
-        Some(p) => Some((csv::Writer::from_path(p).map_err(csv_error(p))?, p)),
-        None => None,
-    };
-    if let Some((w, p)) = &mut csv_out {
-        w.write_record(SUMMARY_HEADER).map_err(csv_error(p))?;
+    if let Some(p) = csv {
+        write_csv_file(p, m)?;
     }
     for (group, s) in &m.groups {
         writeln!(out, "{group}")?;
@@ -381,25 +391,6 @@ pub fn write(out: &mut impl Write, m: &Merge, csv: Option<&Path>) -> Result<(), 
                 d.join(" ")
             )?;
         }
-        if let Some((w, p)) = &mut csv_out {
-            let mut rec = vec![
-                group.clone(),
-                s.deals.to_string(),
-                s.winnable.to_string(),
-                s.unsolvable.to_string(),
-                s.unknown.to_string(),
-                format!("{:.6}", s.win_rate.0),
-                format!("{:.6}", s.win_rate.1),
-            ];
-            rec.extend(s.length.iter().chain(&s.nodes).map(u64::to_string));
-            w.write_record(&rec).map_err(csv_error(p))?;
-        }
-    }
-    if let Some((mut w, p)) = csv_out {
-        w.flush().map_err(|e| Error::Csv {
-            path: p.display().to_string(),
-            source: e.into(),
-        })?;
     }
     Ok(())
 }

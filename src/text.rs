@@ -38,6 +38,34 @@ pub fn decode(bytes: Vec<u8>, origin: &str) -> Result<String, InputError> {
     }
 }
 
+/// The most bytes castle reads from a deal file, a solve report, a saved game or fc-solve's
+/// output: 8 MiB. A deal takes under a kilobyte; a report of a 38,688-move line (the longest
+/// castle has printed, a raw quotient win) 1.6 MB. Without a cap, `castle solve --deal
+/// /dev/zero` filled a gibibyte before failing, and `load /dev/full` in `play` never ended.
+pub const MAX_FILE_BYTES: u64 = 8 << 20;
+
+/// Reads all of `r` if it holds at most [`MAX_FILE_BYTES`] (it stops reading one byte past
+/// that): the bytes, or an [`InputError`] naming `origin` and the cap when there are more.
+/// The outer error is `r`'s own.
+///
+/// # Errors
+/// Reading `r`.
+pub fn read_capped(
+    r: impl std::io::Read,
+    origin: &str,
+) -> std::io::Result<Result<Vec<u8>, InputError>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    r.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Ok(Err(InputError(format!(
+            "{origin}: more than {} MiB, far more than a deal, a solve report or a saved game (is it the right file?)",
+            MAX_FILE_BYTES >> 20
+        ))));
+    }
+    Ok(Ok(bytes))
+}
+
 /// Drops a leading byte-order mark.
 pub fn strip_bom(s: &str) -> &str {
     s.strip_prefix(BOM).unwrap_or(s)
@@ -90,6 +118,27 @@ pub fn cut_words(msg: &str, max: usize) -> String {
     out
 }
 
+/// A message with every span between two `quote` characters longer than [`QUOTE_CHARS`] cut
+/// as [`Cut`] cuts a token, and then every word longer than 200 bytes ([`cut_words`]): a 100
+/// KB value is not echoed whole, even when it has spaces. clap quotes the values it refuses
+/// with `'` (`invalid value '...' for '--seed <SEED>'`), castle with backticks.
+pub fn cut_quoted(msg: &str, quote: char) -> String {
+    let mut out = String::with_capacity(msg.len().min(4096));
+    let mut rest = msg;
+    while let Some(open) = rest.find(quote) {
+        let inner = &rest[open + quote.len_utf8()..];
+        let Some(close) = inner.find(quote) else {
+            break;
+        };
+        out += &rest[..open + quote.len_utf8()];
+        out += &cut(&inner[..close]);
+        out.push(quote);
+        rest = &inner[close + quote.len_utf8()..];
+    }
+    out += rest;
+    cut_words(&out, 200)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +148,22 @@ mod tests {
         let e = decode(b"ab\ncd\xffe".to_vec(), "f.txt").unwrap_err().0;
         assert!(e.starts_with("f.txt: line 2: byte 6 (column 3)"), "{e}");
         assert_eq!(decode(b"\xef\xbb\xbfx: 1".to_vec(), "f").unwrap(), "x: 1");
+    }
+
+    #[test]
+    fn long_quoted_spans_are_cut() {
+        let value = "1 ".repeat(50_000);
+        let msg = format!("error: invalid value '{value}' for '--seed <SEED>': invalid digit");
+        let c = cut_quoted(&msg, '\'');
+        assert!(c.len() < 200, "{c}");
+        assert!(
+            c.contains("'--seed <SEED>'") && c.contains("(100000 bytes)"),
+            "{c}"
+        );
+        assert_eq!(cut_quoted("a 'short' one", '\''), "a 'short' one");
+        assert_eq!(cut_quoted("it's", '\''), "it's");
+        let c = cut_quoted(&format!("unknown command `{value}`"), '`');
+        assert!(c.len() < 100, "{c}");
     }
 
     #[test]

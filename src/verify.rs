@@ -42,6 +42,10 @@ pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<b
             ))
         })?;
     let deal = formats::read_json_deal(text, origin)?;
+    if let Some(why) = seed_mismatch(&deal, report.numbering.as_deref()) {
+        writeln!(out, "{origin}: {why}")?;
+        return Ok(false);
+    }
     let steps = report.steps(origin)?;
     let board = match replay(&deal, &steps) {
         Err(e) => {
@@ -77,6 +81,45 @@ pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<b
         )?;
         Ok(true)
     }
+}
+
+/// Why a report's `seed` does not name its `deal` (the deal that number deals, by the
+/// report's `numbering`, with its rules), if it does not: a report whose number and cards
+/// disagree is not the solution of the deal its number names.
+fn seed_mismatch(deal: &Deal, numbering: Option<&str>) -> Option<String> {
+    let seed = deal.seed?;
+    let numbering = match numbering {
+        None => crate::deal::Numbering::Castle,
+        Some(n) => match n.parse::<crate::deal::Numbering>() {
+            Ok(n) => n,
+            Err(e) => return Some(format!("numbering: {e}")),
+        },
+    };
+    let which = format!(
+        "{} deal {seed}{}",
+        deal.rules.variant,
+        if numbering == crate::deal::Numbering::Pysol {
+            " (PySolFC's numbering)"
+        } else {
+            ""
+        }
+    );
+    let dealt = match Deal::numbered(deal.rules, numbering, seed) {
+        Ok(d) => d,
+        Err(e) => return Some(format!("`seed` {seed} cannot be dealt: {e}")),
+    };
+    let pile = (0..deal.tableau.len().max(dealt.tableau.len()))
+        .find(|&i| deal.tableau.get(i) != dealt.tableau.get(i));
+    let differs = match pile {
+        Some(i) => format!("t{}", i + 1),
+        None if deal.foundations != dealt.foundations => "the foundations".to_string(),
+        None if deal.reserve != dealt.reserve => "the reserve".to_string(),
+        None if deal.stock != dealt.stock || deal.waste != dealt.waste => "the stock".to_string(),
+        None => return None,
+    };
+    Some(format!(
+        "`seed` says {which}, but the file's deal is another ({differs} differs); fix or drop the seed, the moves were not checked"
+    ))
 }
 
 /// Checks fc-solve's output (`text`, read from `origin`) for `deal` (see

@@ -289,7 +289,11 @@ fn pysol_numbering_in_a_batch() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("numbering=pysol"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("numbering pysol in the file, castle here (--numbering)"),
+        "{err}"
+    );
 }
 
 /// `--retry-unknown` solves again exactly the seeds whose rows all say `unknown`, appends one

@@ -486,6 +486,7 @@ fn an_unusable_spill_directory_is_reported() {
         "6",
         "-s",
         "3",
+        "--layered",
         "--spill",
         spill.path().to_str().unwrap(),
         "--memory",
@@ -620,7 +621,7 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
     }
 }
 
-/// On the command line: `solve --spill DIR` stopped by a budget leaves its checkpoint, and
+/// On the command line: `solve --layered --spill DIR` stopped by a budget leaves its checkpoint, and
 /// the same command without the budget says it resumed and decides the deal as the usual
 /// search does.
 #[test]
@@ -632,6 +633,7 @@ fn solve_resumes_from_its_checkpoint_on_the_command_line() {
         "castile",
         "-s",
         "25",
+        "--layered",
         "--spill",
         spill.path().to_str().unwrap(),
         "--checkpoint-every",

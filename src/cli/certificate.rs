@@ -91,7 +91,7 @@ pub fn after_solve(
         certified.seconds,
         certified.check_seconds,
     );
-    if a.format == super::OutFormat::Text {
+    if a.format == super::SolveFormat::Text {
         writeln!(out, "{line}")?;
     } else {
         eprintln!("{line}");

@@ -84,18 +84,36 @@ pub fn batch_step(bar: &ProgressBar, tally: &Tally) {
 }
 
 /// The line a batch ends with: the verdicts, the time taken and the win rate of this run's
-/// deals; or, when every seed was done before, where they are.
-pub fn batch_end(tally: &Tally, elapsed: Duration, csv: Option<&std::path::Path>) -> String {
+/// deals; or, when every seed was done before, where they are. With `file` (the summary of
+/// the whole `--csv` file, for a run that found rows there) the file's win rate follows: a
+/// resumed run's own deals are only its part of the file.
+pub fn batch_end(
+    tally: &Tally,
+    elapsed: Duration,
+    csv: Option<&std::path::Path>,
+    file: Option<&castle::stats::Summary>,
+) -> String {
+    let name = csv.map_or("the file".to_string(), |p| p.display().to_string());
+    let whole = file.map_or(String::new(), |s| {
+        format!(
+            "; in {name}: {}, win rate {:.2}% [{:.2}, {:.2}], {} unknown",
+            castle::render::count(s.deals, "deal"),
+            100.0 * s.winnable as f64 / s.deals.max(1) as f64,
+            100.0 * s.win_rate.0,
+            100.0 * s.win_rate.1,
+            s.unknown
+        )
+    });
     match tally.summary() {
         Some(summary) => format!(
-            "{summary}; {:.1} s; {}",
+            "{summary}; {:.1} s; {}{}{whole}",
             elapsed.as_secs_f64(),
+            if file.is_some() { "this run's " } else { "" },
             tally.progress()
         ),
         None => format!(
-            "nothing to do: all {} seeds are already in {} (castle stats reads them)",
+            "nothing to do: all {} seeds are already in {name} (castle stats reads them){whole}",
             tally.done_before,
-            csv.map_or("the file".to_string(), |p| p.display().to_string())
         ),
     }
 }

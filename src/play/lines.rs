@@ -375,7 +375,8 @@ fn say(out: &mut impl Write, reply: &Reply) -> io::Result<bool> {
             Ok(true)
         }
         Reply::Refused(why) => {
-            writeln!(out, "error: {why}")?;
+            // A refusal may quote the line it refuses: long ones are cut.
+            writeln!(out, "error: {}", crate::text::cut_quoted(why, '`'))?;
             Ok(false)
         }
         Reply::Wait => Ok(false),
@@ -397,7 +398,11 @@ pub fn run(s: &mut Session, input: impl BufRead, out: &mut impl Write) -> io::Re
             Ok(None) => continue,
             Ok(Some(c)) => c,
             Err(e) => {
-                writeln!(out, "error: {e}")?;
+                writeln!(
+                    out,
+                    "error: {}",
+                    crate::text::cut_quoted(&e.to_string(), '`')
+                )?;
                 out.flush()?;
                 continue;
             }

@@ -306,9 +306,15 @@ impl Session {
 
     fn load(&mut self, path: &Path) -> Reply {
         let origin = path.display().to_string();
-        let text = match std::fs::read_to_string(path) {
+        // At most `MAX_FILE_BYTES`: `load /dev/full` must not read for ever.
+        let read = std::fs::File::open(path)
+            .and_then(|f| crate::text::read_capped(f, &origin))
+            .map_err(|e| format!("{origin}: cannot read: {e}"))
+            .and_then(|r| r.map_err(|e| e.0))
+            .and_then(|b| crate::text::decode(b, &origin).map_err(|e| e.0));
+        let text = match read {
             Ok(t) => t,
-            Err(e) => return Reply::Refused(format!("{origin}: cannot read: {e}")),
+            Err(e) => return Reply::Refused(e),
         };
         match Game::from_json(&text, &origin) {
             Ok(g) => {

@@ -107,9 +107,14 @@ pub struct Solver {
     /// deal by closing the reachable positions one level of progress at a time, holding one
     /// level's keys at once; a win comes back as a line, replayed as every win.
     pub layered: bool,
-    /// With [`Solver::layered`]: a directory under which what outgrows the memory budget
-    /// goes on on disk (see "Out of core" in [`layered`]). A directory that cannot be made
-    /// ends the solve as unknown ([`Limit::Disk`]), as a full disk does.
+    /// A directory under which the layered search goes on on disk when its positions outgrow
+    /// the memory budget (see "Out of core" in [`layered`]). With [`Solver::layered`] the
+    /// layered search runs from the start; without it the usual schedule runs first, and
+    /// only if its table fills (its first entry replaced: the memory has run out) does the
+    /// schedule stop and the layered search take the deal on, with the rest of the budgets
+    /// (where it applies: foundation return off). So an easy deal is decided as fast as
+    /// without a spill directory. A directory that cannot be made ends the solve as unknown
+    /// ([`Limit::Disk`]), as a full disk does.
     pub spill: Option<layered::SpillTo>,
 }
 
@@ -176,11 +181,19 @@ impl Solver {
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
-        let out = if Position::new(deal).key_words() == 3 {
-            self.solve_w::<3>(deal, progress)?
+        // A stock game's position with an emptied pile (one `analyze` reaches, or a deal file
+        // holds) owes its fills before any other move: the searches start after them.
+        let (filled, fills) = forced_fills(deal);
+        let start = filled.as_ref().unwrap_or(deal);
+        let mut out = if Position::new(start).key_words() == 3 {
+            self.solve_w::<3>(start, progress)?
         } else {
-            self.solve_w::<4>(deal, progress)?
+            self.solve_w::<4>(start, progress)?
         };
+        if !fills.is_empty() && out.verdict == Verdict::Solvable {
+            out.first_len = out.first_len.map(|n| n + fills.len());
+            out.moves.splice(0..0, fills);
+        }
         if out.verdict == Verdict::Solvable {
             crate::check::check_win(deal, &crate::check::steps_of(&out.moves))
                 .map_err(|e| SolveError::BadSolution(Box::new(e)))?;
@@ -241,32 +254,50 @@ impl Solver {
         } else {
             self.attempts::<W>(deal, progress)?
         };
+        if self.spill.is_some()
+            && !self.layered
+            && out.verdict == Verdict::Unknown
+            && out.limit == Some(Limit::Memory)
+            && layered::applies(deal)
+        {
+            // The schedule's table is full (see `Solver::spill`): its memory is freed, and
+            // the layered search takes the deal on with what is left of the budgets.
+            out = self.layered_after(deal, &out, t0, progress);
+        }
         if out.verdict == Verdict::Solvable {
             out.first_len = Some(out.moves.len());
         }
+        // `--max-seconds` bounds the whole solve: the shortening stops at the deadline with
+        // the best line it has, and says so.
+        let deadline = self.limits.deadline(t0);
         if out.verdict == Verdict::Solvable && self.shorten {
-            out.moves = crate::shorten::shorten(deal, &out.moves)?;
+            let short = crate::shorten::shorten_until(deal, &out.moves, deadline)?;
+            out.moves = short.moves;
+            out.shorten_cut = short.cut;
             out.seconds = t0.elapsed().as_secs_f64();
         }
         out.cpu_seconds = cpu();
         let Some(budget) = self.short else {
             return Ok(out);
         };
-        if out.verdict != Verdict::Solvable {
+        if out.verdict != Verdict::Solvable || out.shorten_cut {
             return Ok(out);
         }
         let limits = bestfirst::PassLimits {
             nodes: budget,
             memory: self.limits.memory_bytes,
-            deadline: self.limits.deadline(t0),
+            deadline,
         };
         let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
         out.short_nodes = Some(found.nodes);
         out.shortest = found.optimal;
+        out.short_limit = found.limit;
         if let Some(line) = found.moves {
             // Merging a card's consecutive moves may still help (no loops remain).
             let line = if self.shorten {
-                crate::shorten::shorten(deal, &line)?
+                let short = crate::shorten::shorten_until(deal, &line, deadline)?;
+                out.shorten_cut |= short.cut;
+                short.moves
             } else {
                 line
             };
@@ -280,7 +311,75 @@ impl Solver {
     }
 }
 
+/// The fills a stock game's position owes before any other move (courtyard's rule in
+/// `docs/rules.md`: an emptied pile is filled at once from the waste's top, else the stock's
+/// next card, a move of its own, lowest pile first), and the position after them; `None` and
+/// no moves when none is due. The searches only ever fill a pile right after the move that
+/// emptied it, so they must start from a position that owes none.
+fn forced_fills(deal: &Deal) -> (Option<Deal>, Vec<crate::moves::Move>) {
+    use crate::moves::{Move, STOCK, WASTE};
+    let mut fills = Vec::new();
+    if !deal.rules.stock {
+        return (None, fills);
+    }
+    let mut d = deal.clone();
+    while let Some(e) = d.tableau.iter().position(Vec::is_empty) {
+        let to = e as u8;
+        let m = if let Some(c) = d.waste.pop() {
+            Move::single(c, WASTE, to)
+        } else if !d.stock.is_empty() {
+            Move::single(d.stock.remove(0), STOCK, to)
+        } else {
+            break;
+        };
+        d.tableau[e].push(m.card);
+        fills.push(m);
+    }
+    (if fills.is_empty() { None } else { Some(d) }, fills)
+}
+
 impl Solver {
+    /// The layered search (with [`Solver::spill`]) after the schedule's `first` ran out of
+    /// memory, with what `first` left of the node and time budgets; the nodes are both
+    /// searches', the seconds the whole solve's.
+    fn layered_after(
+        &self,
+        deal: &Deal,
+        first: &Outcome,
+        t0: std::time::Instant,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Outcome {
+        let spent = t0.elapsed().as_secs_f64();
+        let rest = Solver {
+            limits: Limits {
+                max_nodes: self
+                    .limits
+                    .max_nodes
+                    .map(|n| n.saturating_sub(first.nodes).max(1)),
+                max_seconds: self.limits.max_seconds.map(|s| (s - spent).max(0.0)),
+                ..self.limits
+            },
+            layered: true,
+            ..self.clone()
+        };
+        let mut out = if rest.limits.max_seconds == Some(0.0) {
+            Outcome::unknown(Limit::Seconds)
+        } else {
+            rest.solve_layered(deal, &mut |p: &Progress| {
+                progress(&Progress {
+                    nodes: p.nodes + first.nodes,
+                    seconds: p.seconds + spent,
+                    ..*p
+                });
+            })
+        };
+        out.nodes += first.nodes;
+        out.best_home = out.best_home.max(first.best_home);
+        out.attempts += first.attempts;
+        out.seconds = t0.elapsed().as_secs_f64();
+        out
+    }
+
     /// The layered search's outcome (see [`Solver::layered`]): `Solvable` with its line,
     /// `Unsolvable` when it closed every level, `Unknown` at a budget. The schedule's table
     /// fields describe the layered search's stores: `states` and `peak_states` the positions
@@ -332,7 +431,9 @@ impl Solver {
             phase,
             short_nodes: None,
             shortest: false,
+            short_limit: None,
             first_len: None,
+            shorten_cut: false,
             disk,
             spent: Spent {
                 attempts: r.expanded,

@@ -76,6 +76,9 @@ impl Solver {
             main_slack,
             scratches,
         );
+        // Under `--spill` without `--layered`, the schedule stops once its table is full and
+        // the layered search takes the deal on (see `Solver::spill`).
+        ctx.stop_when_full = self.spill.is_some() && !self.layered && super::layered::applies(deal);
         let mut attempts = 0u32;
         if self.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
@@ -872,6 +875,8 @@ pub(super) struct Context<'a, const W: usize> {
     proofs: bool,
     /// The nodes of `done`, phase by phase (see [`Outcome::spent`]).
     spent: Spent,
+    /// See [`search::Run::stop_when_full`]: set on the main table's context only.
+    pub(super) stop_when_full: bool,
 }
 
 impl<'a, const W: usize> Context<'a, W> {
@@ -908,6 +913,7 @@ impl<'a, const W: usize> Context<'a, W> {
             untracked: 0,
             proofs: false,
             spent: Spent::default(),
+            stop_when_full: false,
         }
     }
 
@@ -934,6 +940,7 @@ impl<'a, const W: usize> Context<'a, W> {
         run.jitter = jitter;
         run.greedy = greedy;
         run.donate_mask = self.donate_mask;
+        run.stop_when_full = self.stop_when_full;
         // Proofs are for later attempts: only restarts have any, and only big attempts pay
         // for their bookkeeping (see `PROVE_FROM_NODES`).
         run.prove = !greedy
@@ -1005,7 +1012,9 @@ impl<'a, const W: usize> Context<'a, W> {
             phase,
             short_nodes: None,
             shortest: false,
+            short_limit: None,
             first_len: None,
+            shorten_cut: false,
             disk: None,
             spent: self.spent,
             cpu_seconds: 0.0,

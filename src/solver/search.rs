@@ -421,6 +421,10 @@ pub(super) struct Run<'a> {
     pub limit: Mutex<Option<Limit>>,
     /// Donated tasks not yet started.
     pub queued: AtomicUsize,
+    /// Stop with [`Limit::Memory`] once the table is full (its first entry replaced): the
+    /// schedule's attempts under `--spill` without `--layered`, which then hand the deal to
+    /// the layered search (see [`Solver::spill`]).
+    pub stop_when_full: bool,
 }
 
 impl<'a> Run<'a> {
@@ -444,6 +448,7 @@ impl<'a> Run<'a> {
             win: Mutex::new(None),
             limit: Mutex::new(None),
             queued: AtomicUsize::new(0),
+            stop_when_full: false,
         }
     }
 
@@ -851,6 +856,10 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
             let seconds = t0.elapsed().as_secs_f64();
             if limits.max_seconds.is_some_and(|s| seconds >= s) {
                 run.halt(Some(Limit::Seconds));
+                finish!()
+            }
+            if run.stop_when_full && table.table().replaced() > 0 {
+                run.halt(Some(Limit::Memory));
                 finish!()
             }
             if !run.parallel {

@@ -41,6 +41,8 @@ pub struct Short {
     pub nodes: u64,
     /// True when a pass emptied its queue: no win is shorter than the best known.
     pub optimal: bool,
+    /// Otherwise, the budget that stopped it: its positions, the memory or the deadline.
+    pub limit: Option<super::Limit>,
 }
 
 /// Looks for a win of fewer than `known` moves.
@@ -56,6 +58,7 @@ pub(super) fn search<const W: usize>(
         let last_pass = k + 1 == WEIGHTS.len();
         let left = limits.nodes.saturating_sub(out.nodes);
         if left == 0 {
+            out.limit = Some(super::Limit::Nodes);
             break;
         }
         let mut pass = Pass::<W>::new(deal, prune, w, best);
@@ -65,13 +68,19 @@ pub(super) fn search<const W: usize>(
             best = line.len();
             out.moves = Some(line);
         }
-        if stop == Stop::Exhausted {
-            out.optimal = true;
-            break;
-        }
-        if stop == Stop::Deadline {
-            break;
-        }
+        out.limit = match stop {
+            Stop::Exhausted => {
+                out.optimal = true;
+                break;
+            }
+            Stop::Deadline => {
+                out.limit = Some(super::Limit::Seconds);
+                break;
+            }
+            Stop::Full => Some(super::Limit::Memory),
+            Stop::Budget => Some(super::Limit::Nodes),
+            Stop::Won => None,
+        };
     }
     out
 }

@@ -169,10 +169,17 @@ pub struct Outcome {
     pub short_nodes: Option<u64>,
     /// True when the short-solution search proved that no win is shorter than `moves`.
     pub shortest: bool,
+    /// Otherwise, the budget that stopped the short-solution search (its positions, the
+    /// memory or `--max-seconds`).
+    pub short_limit: Option<Limit>,
     /// For `Solvable`: the length of the search's first win, before the shortening pass and
     /// the short-solution search (equal to `moves.len()` when neither ran, as with `castle
     /// solve --raw`; never less). `None` otherwise.
     pub first_len: Option<usize>,
+    /// True when `--max-seconds` stopped the shortening of the win (see
+    /// [`crate::shorten::shorten_until`]): `moves` is the best line it had, and shorter ones
+    /// may exist.
+    pub shorten_cut: bool,
     /// The layered search's spill directory, when it had one (`--spill`).
     pub disk: Option<DiskUse>,
     /// The nodes each phase of the schedule spent (they add up to `nodes`).
@@ -250,7 +257,9 @@ impl Outcome {
             phase: None,
             short_nodes: None,
             shortest: false,
+            short_limit: None,
             first_len: None,
+            shorten_cut: false,
             disk: None,
             spent: Spent::default(),
             cpu_seconds: 0.0,
