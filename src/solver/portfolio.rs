@@ -386,7 +386,7 @@ impl<'a, const W: usize> Restarted<'a, W> {
         }
     }
 
-    fn run(&mut self, nodes: u64, limits: PassLimits) -> Stop {
+    fn run(&mut self, nodes: u64, limits: PassLimits<'_>) -> Stop {
         let mut nodes = nodes;
         loop {
             let before = self.pass.expanded;
@@ -433,7 +433,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         }
     }
 
-    fn run(&mut self, nodes: u64, limits: PassLimits, proved: Option<&Table<W>>) -> Stop {
+    fn run(&mut self, nodes: u64, limits: PassLimits<'_>, proved: Option<&Table<W>>) -> Stop {
         match self {
             Runner::Pass(p) => p.run(nodes, limits, true),
             Runner::Swarm(s) => s.run(nodes, limits, proved),
@@ -575,6 +575,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         unit: u64,
         cap: Option<u64>,
         deadline: Option<std::time::Instant>,
+        stop: Option<&std::sync::atomic::AtomicBool>,
         pool: Option<&rayon::ThreadPool>,
         proved: Option<&Table<W>>,
         lend: usize,
@@ -608,6 +609,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 share
             },
             deadline,
+            stop,
         };
         let before: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
         let stops: Vec<Stop> = match pool {
@@ -697,6 +699,7 @@ pub fn run_alone(
             nodes: u64::MAX,
             memory,
             deadline: None,
+            stop: None,
         };
         p.run(nodes, limits, None);
         (p.take_win(), p.expanded())
@@ -732,7 +735,7 @@ mod tests {
         let mut stopped = 0;
         for _ in 0..3 {
             let before = pf.seats.len();
-            let (turn, bytes) = pf.run(100_000, None, None, None, None, 64 << 20);
+            let (turn, bytes) = pf.run(100_000, None, None, None, None, None, 64 << 20);
             assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
             stopped += before - pf.seats.len();
             borrowed += bytes.borrowed;
@@ -758,6 +761,23 @@ mod tests {
         assert_eq!(pf.recall(), lenders * share + loans);
         assert_eq!(pf.loans(), 0);
         assert!(pf.seats.iter().all(|s| !s.runner.borrows() || s.loan == 0));
+    }
+
+    /// A raised stop flag ends a slice as the deadline does, before any member wins (the
+    /// schedule then ends the solve with `Limit::Stopped`); with the flag down the same
+    /// slice on a lost deal runs its budget.
+    #[test]
+    fn a_raised_stop_flag_ends_the_slice() {
+        use std::sync::atomic::AtomicBool;
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20);
+        let raised = AtomicBool::new(true);
+        let (turn, _) = pf.run(100_000, None, None, Some(&raised), None, None, 0);
+        assert!(matches!(turn, Turn::Deadline));
+        let down = AtomicBool::new(false);
+        let (turn, _) = pf.run(10_000, None, None, Some(&down), None, None, 0);
+        assert!(matches!(turn, Turn::Budget));
     }
 
     /// A slice of a game with a stock costs what the same slice costs elsewhere plus three

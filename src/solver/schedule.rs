@@ -93,7 +93,7 @@ impl Solver {
                 (Some(line), _) => {
                     return ctx.outcome(Ok(line), attempts, Some(Phase::Quick));
                 }
-                (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
+                (None, Some(l @ (Limit::Seconds | Limit::Memory | Limit::Stopped))) => {
                     return ctx.outcome(Err(Some(l)), attempts, None);
                 }
                 (None, Some(Limit::Nodes)) => {
@@ -211,6 +211,7 @@ fn portfolio_slice<const W: usize>(
         unit,
         cap,
         deadline,
+        ctx.solver.stop.as_deref(),
         ctx.pool.as_ref(),
         Some(&ctx.table),
         lend,
@@ -223,7 +224,7 @@ fn portfolio_slice<const W: usize>(
         Turn::Won(line, member) => {
             Some(ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member))))
         }
-        Turn::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        Turn::Deadline => Some(ctx.outcome(Err(Some(ctx.solver.clock_limit())), attempts, None)),
         Turn::Budget => None,
     }
 }
@@ -572,8 +573,8 @@ impl<'a, const W: usize> Probes<'a, W> {
             match (line, limit) {
                 (Some(line), _) => return Some(decided(main, Ok(line))),
                 (None, None) => return Some(decided(main, Err(None))),
-                (None, Some(Limit::Seconds)) => {
-                    return Some(main.outcome(Err(Some(Limit::Seconds)), *attempts, None));
+                (None, Some(l @ (Limit::Seconds | Limit::Stopped))) => {
+                    return Some(main.outcome(Err(Some(l)), *attempts, None));
                 }
                 // Out of nodes, or out of its small table's room: the next.
                 (None, Some(Limit::Nodes | Limit::Memory | Limit::Disk)) => {}
@@ -607,6 +608,7 @@ fn quotient_step<const W: usize>(
             limits.max_nodes,
             bytes,
             deadline,
+            ctx.solver.stop.as_deref(),
             recallable,
         ) {
             // The run needs the room the members borrowed: they give it back (and hold no
@@ -621,7 +623,9 @@ fn quotient_step<const W: usize>(
     ctx.spent.quotient += ctx.done - before;
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
-        QuotientStep::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        QuotientStep::Deadline => {
+            Some(ctx.outcome(Err(Some(ctx.solver.clock_limit())), attempts, None))
+        }
         QuotientStep::Won { line } => Some(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))),
         QuotientStep::Lost { positions } => {
             let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
@@ -714,7 +718,7 @@ pub(super) enum QuotientStep {
     Lost { positions: u64 },
     /// A run's win, played on the deal (see [`quotient::concrete_line`]).
     Won { line: Vec<Move> },
-    /// The deadline passed.
+    /// The deadline passed, or the solve's stop flag is up.
     Deadline,
     /// A run ran out of room while the portfolio's members held loans (see
     /// [`QuotientSchedule::run`]'s `recallable`): the run is not charged, and can start
@@ -747,7 +751,7 @@ impl QuotientSchedule {
 
     /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
     /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
-    /// `deadline` the solve's. Adds the nodes it used to `done`. With `recallable` (others
+    /// `deadline` and `stop` the solve's. Adds the nodes it used to `done`. With `recallable` (others
     /// hold room they would give back), a run that runs out of room returns
     /// [`QuotientStep::Short`] instead of ending the phase.
     pub(super) fn run(
@@ -757,6 +761,7 @@ impl QuotientSchedule {
         nodes_left: Option<u64>,
         bytes: usize,
         deadline: Option<Instant>,
+        stop: Option<&AtomicBool>,
         recallable: bool,
     ) -> QuotientStep {
         while !self.off && self.credit >= self.budget {
@@ -784,7 +789,7 @@ impl QuotientSchedule {
                 max_bytes: bytes,
                 ..QuotientOptions::default()
             };
-            let r = quotient::search(deal, &opts, &AtomicBool::new(false));
+            let r = quotient::search(deal, &opts, stop.unwrap_or(&AtomicBool::new(false)));
             *done = done.saturating_add(r.nodes);
             if recallable && r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
                 return QuotientStep::Short;
@@ -815,8 +820,10 @@ impl QuotientSchedule {
                 QuotientVerdict::Limit(QuotientLimit::Nodes) => {
                     self.budget = self.budget.saturating_mul(2)
                 }
-                QuotientVerdict::Limit(QuotientLimit::Seconds) => return QuotientStep::Deadline,
-                QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
+                QuotientVerdict::Limit(QuotientLimit::Seconds | QuotientLimit::Stopped) => {
+                    return QuotientStep::Deadline
+                }
+                QuotientVerdict::Limit(QuotientLimit::Memory)
                 | QuotientVerdict::NotApplicable(_) => self.off = true,
             }
         }
@@ -1031,11 +1038,36 @@ mod tests {
         }
         deal.validate().unwrap();
         let mut done = 0;
-        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, false) {
+        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, None, false) {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win in the first run"),
         }
         assert!(done > 0);
+    }
+
+    /// A raised stop flag ends a quotient run as the deadline does (the schedule then ends
+    /// the solve with `Limit::Stopped`; see `Solver::clock_limit`), and the same run with the
+    /// flag down goes on to its verdict: the run of the test above.
+    #[test]
+    fn a_raised_stop_flag_ends_the_quotient_run() {
+        use std::sync::atomic::AtomicBool;
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
+        let mut done = 0;
+        let raised = AtomicBool::new(true);
+        let step = QuotientSchedule::new().run(
+            &deal,
+            &mut done,
+            None,
+            1 << 28,
+            None,
+            Some(&raised),
+            false,
+        );
+        assert!(matches!(step, QuotientStep::Deadline));
+        let down = AtomicBool::new(false);
+        let step =
+            QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, Some(&down), false);
+        assert!(!matches!(step, QuotientStep::Deadline));
     }
 
     /// Beleaguered-castle 13: the windows 2 to 5 each meet a won abstract position whose line
@@ -1048,7 +1080,7 @@ mod tests {
         let mut q = QuotientSchedule::new();
         q.credit = u64::MAX / 2;
         let mut done = 0;
-        match q.run(&deal, &mut done, None, 1 << 28, None, false) {
+        match q.run(&deal, &mut done, None, 1 << 28, None, None, false) {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win"),
         }
@@ -1070,7 +1102,7 @@ mod tests {
         let (credit, budget) = (q.credit, q.budget);
         let mut done = 0;
         assert!(matches!(
-            q.run(&deal, &mut done, None, 1 << 10, None, true),
+            q.run(&deal, &mut done, None, 1 << 10, None, None, true),
             QuotientStep::Short
         ));
         assert!(!q.off);
@@ -1079,7 +1111,7 @@ mod tests {
             (credit, budget, QUOTIENT_FIRST_K)
         );
         assert!(matches!(
-            q.run(&deal, &mut done, None, 1 << 10, None, false),
+            q.run(&deal, &mut done, None, 1 << 10, None, None, false),
             QuotientStep::Continue
         ));
         assert!(
