@@ -118,14 +118,21 @@ pub(super) struct PassLimits<'a> {
     pub nodes: u64,
     /// Bytes a pass may use.
     pub memory: usize,
+    /// When it must end whatever its budget.
+    pub clock: Clock<'a>,
+}
+
+/// What ends a search early whatever its node budget: the solve's deadline, and its stop flag
+/// ([`super::Solver::stop`]), which ends it as the deadline does.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Clock<'a> {
     /// Wall-clock end, if any.
     pub deadline: Option<Instant>,
-    /// The solve's stop flag ([`super::Solver::stop`]), if any: up, it ends the pass as the
-    /// deadline does.
+    /// The solve's stop flag, if any.
     pub stop: Option<&'a AtomicBool>,
 }
 
-impl PassLimits<'_> {
+impl Clock<'_> {
     /// True once the deadline has passed or the stop flag is up ([`Stop::Deadline`]).
     pub fn out_of_time(&self) -> bool {
         self.deadline.is_some_and(|d| Instant::now() >= d)
@@ -432,7 +439,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             if self.bytes() > limits.memory {
                 return Stop::Full;
             }
-            if self.expanded & 0xFFF == 0 && limits.out_of_time() {
+            if self.expanded & 0xFFF == 0 && limits.clock.out_of_time() {
                 return Stop::Deadline;
             }
             self.queue.pop();

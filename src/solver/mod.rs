@@ -270,8 +270,7 @@ impl Solver {
         let limits = bestfirst::PassLimits {
             nodes: budget,
             memory: self.limits.memory_bytes,
-            deadline: self.limits.deadline(t0),
-            stop: self.stop.as_deref(),
+            clock: self.clock(t0),
         };
         let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
         out.short_nodes = Some(found.nodes);
@@ -299,6 +298,15 @@ impl Solver {
         self.stop
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// What ends a search of a solve that started at `t0` early: its deadline and its stop
+    /// flag.
+    fn clock(&self, t0: std::time::Instant) -> bestfirst::Clock<'_> {
+        bestfirst::Clock {
+            deadline: self.limits.deadline(t0),
+            stop: self.stop.as_deref(),
+        }
     }
 
     /// The limit of a search that found the clock run out or the stop flag up (see

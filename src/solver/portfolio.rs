@@ -15,7 +15,7 @@
 //! to the table. With more
 //! than one thread the members of a slice run at once, one per thread.
 
-use super::bestfirst::{Eval, Pass, PassLimits, Stop};
+use super::bestfirst::{Clock, Eval, Pass, PassLimits, Stop};
 use super::schedule::luby;
 use super::swarm::Swarm;
 use super::table::Table;
@@ -574,8 +574,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         &mut self,
         unit: u64,
         cap: Option<u64>,
-        deadline: Option<std::time::Instant>,
-        stop: Option<&std::sync::atomic::AtomicBool>,
+        clock: Clock<'_>,
         pool: Option<&rayon::ThreadPool>,
         proved: Option<&Table<W>>,
         lend: usize,
@@ -608,8 +607,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             } else {
                 share
             },
-            deadline,
-            stop,
+            clock,
         };
         let before: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
         let stops: Vec<Stop> = match pool {
@@ -698,8 +696,7 @@ pub fn run_alone(
         let limits = PassLimits {
             nodes: u64::MAX,
             memory,
-            deadline: None,
-            stop: None,
+            clock: Clock::default(),
         };
         p.run(nodes, limits, None);
         (p.take_win(), p.expanded())
@@ -713,7 +710,7 @@ pub fn run_alone(
 
 #[cfg(test)]
 mod tests {
-    use super::{Member, Members, Portfolio, Turn};
+    use super::{Clock, Member, Members, Portfolio, Turn};
     use crate::formats::{read_deal, ReadOptions};
     use crate::state::{Position, Pruning};
 
@@ -735,7 +732,7 @@ mod tests {
         let mut stopped = 0;
         for _ in 0..3 {
             let before = pf.seats.len();
-            let (turn, bytes) = pf.run(100_000, None, None, None, None, None, 64 << 20);
+            let (turn, bytes) = pf.run(100_000, None, Clock::default(), None, None, 64 << 20);
             assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
             stopped += before - pf.seats.len();
             borrowed += bytes.borrowed;
@@ -773,10 +770,18 @@ mod tests {
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
         let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20);
         let raised = AtomicBool::new(true);
-        let (turn, _) = pf.run(100_000, None, None, Some(&raised), None, None, 0);
+        let clock = Clock {
+            deadline: None,
+            stop: Some(&raised),
+        };
+        let (turn, _) = pf.run(100_000, None, clock, None, None, 0);
         assert!(matches!(turn, Turn::Deadline));
         let down = AtomicBool::new(false);
-        let (turn, _) = pf.run(10_000, None, None, Some(&down), None, None, 0);
+        let clock = Clock {
+            deadline: None,
+            stop: Some(&down),
+        };
+        let (turn, _) = pf.run(10_000, None, clock, None, None, 0);
         assert!(matches!(turn, Turn::Budget));
     }
 

@@ -6,6 +6,7 @@
 //! each with the measurements that chose it; so does the split of `--memory` between the
 //! table, the search paths, the caches, the probes and the best-first pass.
 
+use super::bestfirst::Clock;
 use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
 use super::{quotient, search, table, Limit, Outcome, Phase, Progress, Solver, Spent, Verdict};
@@ -43,7 +44,7 @@ impl Solver {
         };
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
             .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes));
-        let bf_deadline = self.limits.deadline(t0);
+        let clock = self.clock(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
         let probe_bytes = if self.restarts && self.probes.is_some() {
@@ -99,7 +100,7 @@ impl Solver {
                 (None, Some(Limit::Nodes)) => {
                     // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
                     if let Some(pf) = portfolio.as_mut() {
-                        let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, bf_deadline, attempts);
+                        let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, clock, attempts);
                         if let Some(out) = out {
                             return out;
                         }
@@ -138,7 +139,7 @@ impl Solver {
                 // attempt's nodes (a half with a stock), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let unit = (b / bf_share).max(1);
-                    if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
+                    if let Some(out) = portfolio_slice(pf, unit, &mut ctx, clock, attempts) {
                         return out;
                     }
                     if pf.is_done() {
@@ -184,7 +185,7 @@ fn portfolio_slice<const W: usize>(
     pf: &mut Portfolio<'_, W>,
     unit: u64,
     ctx: &mut Context<'_, W>,
-    deadline: Option<Instant>,
+    clock: Clock<'_>,
     attempts: u32,
 ) -> Option<Outcome> {
     let cap = ctx
@@ -207,15 +208,7 @@ fn portfolio_slice<const W: usize>(
         0
     };
     let before = pf.expanded;
-    let (turn, bytes) = pf.run(
-        unit,
-        cap,
-        deadline,
-        ctx.solver.stop.as_deref(),
-        ctx.pool.as_ref(),
-        Some(&ctx.table),
-        lend,
-    );
+    let (turn, bytes) = pf.run(unit, cap, clock, ctx.pool.as_ref(), Some(&ctx.table), lend);
     ctx.done += pf.expanded - before;
     ctx.spent.portfolio += pf.expanded - before;
     ctx.table.lend(bytes.borrowed);
@@ -594,7 +587,7 @@ fn quotient_step<const W: usize>(
 ) -> Option<Outcome> {
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
-    let deadline = limits.deadline(ctx.t0);
+    let clock = ctx.solver.clock(ctx.t0);
     let before = ctx.done;
     let step = loop {
         // The room the table has not taken, less what the portfolio's members borrowed of it.
@@ -607,8 +600,7 @@ fn quotient_step<const W: usize>(
             &mut ctx.done,
             limits.max_nodes,
             bytes,
-            deadline,
-            ctx.solver.stop.as_deref(),
+            clock,
             recallable,
         ) {
             // The run needs the room the members borrowed: they give it back (and hold no
@@ -751,7 +743,7 @@ impl QuotientSchedule {
 
     /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
     /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
-    /// `deadline` and `stop` the solve's. Adds the nodes it used to `done`. With `recallable` (others
+    /// `clock` the solve's deadline and stop flag. Adds the nodes it used to `done`. With `recallable` (others
     /// hold room they would give back), a run that runs out of room returns
     /// [`QuotientStep::Short`] instead of ending the phase.
     pub(super) fn run(
@@ -760,8 +752,7 @@ impl QuotientSchedule {
         done: &mut u64,
         nodes_left: Option<u64>,
         bytes: usize,
-        deadline: Option<Instant>,
-        stop: Option<&AtomicBool>,
+        clock: Clock<'_>,
         recallable: bool,
     ) -> QuotientStep {
         while !self.off && self.credit >= self.budget {
@@ -772,7 +763,7 @@ impl QuotientSchedule {
                 }
                 nodes = nodes.min(left);
             }
-            let max_seconds = match deadline {
+            let max_seconds = match clock.deadline {
                 Some(d) => {
                     let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
                     if left <= 0.0 {
@@ -789,7 +780,7 @@ impl QuotientSchedule {
                 max_bytes: bytes,
                 ..QuotientOptions::default()
             };
-            let r = quotient::search(deal, &opts, stop.unwrap_or(&AtomicBool::new(false)));
+            let r = quotient::search(deal, &opts, clock.stop.unwrap_or(&AtomicBool::new(false)));
             *done = done.saturating_add(r.nodes);
             if recallable && r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
                 return QuotientStep::Short;
@@ -1010,7 +1001,8 @@ impl<'a, const W: usize> Context<'a, W> {
 #[cfg(test)]
 mod tests {
     use super::{
-        luby, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K, QUOTIENT_MAX_K,
+        luby, Clock, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K,
+        QUOTIENT_MAX_K,
     };
     use crate::check::{check_win, steps_of};
     use crate::deal::Deal;
@@ -1038,7 +1030,8 @@ mod tests {
         }
         deal.validate().unwrap();
         let mut done = 0;
-        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, None, false) {
+        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, Clock::default(), false)
+        {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win in the first run"),
         }
@@ -1054,19 +1047,18 @@ mod tests {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
         let mut done = 0;
         let raised = AtomicBool::new(true);
-        let step = QuotientSchedule::new().run(
-            &deal,
-            &mut done,
-            None,
-            1 << 28,
-            None,
-            Some(&raised),
-            false,
-        );
+        let up = Clock {
+            deadline: None,
+            stop: Some(&raised),
+        };
+        let step = QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, up, false);
         assert!(matches!(step, QuotientStep::Deadline));
-        let down = AtomicBool::new(false);
-        let step =
-            QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, Some(&down), false);
+        let lowered = AtomicBool::new(false);
+        let down = Clock {
+            deadline: None,
+            stop: Some(&lowered),
+        };
+        let step = QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, down, false);
         assert!(!matches!(step, QuotientStep::Deadline));
     }
 
@@ -1080,7 +1072,7 @@ mod tests {
         let mut q = QuotientSchedule::new();
         q.credit = u64::MAX / 2;
         let mut done = 0;
-        match q.run(&deal, &mut done, None, 1 << 28, None, None, false) {
+        match q.run(&deal, &mut done, None, 1 << 28, Clock::default(), false) {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win"),
         }
@@ -1102,7 +1094,7 @@ mod tests {
         let (credit, budget) = (q.credit, q.budget);
         let mut done = 0;
         assert!(matches!(
-            q.run(&deal, &mut done, None, 1 << 10, None, None, true),
+            q.run(&deal, &mut done, None, 1 << 10, Clock::default(), true),
             QuotientStep::Short
         ));
         assert!(!q.off);
@@ -1111,7 +1103,7 @@ mod tests {
             (credit, budget, QUOTIENT_FIRST_K)
         );
         assert!(matches!(
-            q.run(&deal, &mut done, None, 1 << 10, None, None, false),
+            q.run(&deal, &mut done, None, 1 << 10, Clock::default(), false),
             QuotientStep::Continue
         ));
         assert!(

@@ -289,7 +289,7 @@ impl<const W: usize> Swarm<W> {
                 if self.bytes() > limits.memory {
                     return Stop::Full;
                 }
-                if limits.out_of_time() {
+                if limits.clock.out_of_time() {
                     return Stop::Deadline;
                 }
             }
@@ -423,6 +423,7 @@ impl<const W: usize> Swarm<W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::bestfirst::Clock;
     use super::*;
     use crate::check::{check_win, steps_of};
     use crate::solver::{Solver, Verdict};
@@ -431,8 +432,10 @@ mod tests {
     const ROOM: PassLimits<'static> = PassLimits {
         nodes: u64::MAX,
         memory: 1 << 30,
-        deadline: None,
-        stop: None,
+        clock: Clock {
+            deadline: None,
+            stop: None,
+        },
     };
 
     /// Streets-and-alleys deals the exact search decides in few nodes: on the lost ones (in
