@@ -958,9 +958,19 @@ impl BatchRows {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         self.halt(py)
     }
+}
 
-    fn __del__(&self, py: Python<'_>) -> PyResult<()> {
-        self.halt(py)
+impl Drop for BatchRows {
+    /// A batch whose iterator goes away (a loop left early, an exception) stops, and its
+    /// thread is joined: it does not search on for no one. (PyO3 does not call a `__del__`
+    /// of a Rust class; its `Drop` runs when Python frees the object. The join holds the GIL,
+    /// which is safe: the batch thread never takes it, and its deals end within milliseconds
+    /// of the flag.)
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = lock(&self.thread).take() {
+            let _ = h.join();
+        }
     }
 }
 
