@@ -1158,7 +1158,16 @@ fn rows_of(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Row>> {
     };
     let mut out = Vec::new();
     for (i, r) in rows.try_iter()?.enumerate() {
-        let v = from_py(&r?)?;
+        let mut v = from_py(&r?)?;
+        // `limit` and `phase` are empty strings when there is nothing to say; a CSV cell
+        // left empty comes back from pandas (`read_csv`) as NaN, that is null.
+        if let Value::Object(m) = &mut v {
+            for key in ["limit", "phase"] {
+                if let Some(x) = m.get_mut(key).filter(|x| x.is_null()) {
+                    *x = Value::String(String::new());
+                }
+            }
+        }
         let row: Row =
             serde_json::from_value(v).map_err(|e| input(format!("rows: row {}: {e}", i + 1)))?;
         out.push(row);

@@ -399,7 +399,7 @@ def test_stats_of_several_groups():
         castle.stats([{"seed": 1}])
 
 
-def test_a_batch_into_pandas():
+def test_a_batch_into_pandas(tmp):
     pd = need_module("pandas")
     df = pd.DataFrame(castle.batch(range(1, 21), threads=2))
     assert len(df) == 20 and set(df["seed"]) == set(range(1, 21))
@@ -407,6 +407,10 @@ def test_a_batch_into_pandas():
     rows = df.to_dict("records")
     assert castle.stats(df) == castle.stats(rows)
     assert castle.stats(df)["deals"] == 20
+    # Saved by pandas and read back (empty cells come back as NaN): the same summary.
+    f = tmp / "rows.csv"
+    df.to_csv(f, index=False)
+    assert castle.stats(pd.read_csv(f)) == castle.stats(rows)
 
 
 def test_wilson_and_variants():
