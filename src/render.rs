@@ -227,6 +227,7 @@ pub fn write_solve(
                         .and_then(|d| d.error.as_deref())
                         .unwrap_or("no message")
                 ),
+                Some(Limit::Stopped) => "the solve was stopped".to_string(),
                 None => "no reason recorded".to_string(),
             };
             writeln!(out, "unknown: {why}; this is not a proof either way")?;

@@ -22,6 +22,7 @@ use crate::state::{Features, Position, Pruning};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Bytes a generated position costs, roughly (see the module docs).
@@ -112,13 +113,31 @@ impl Eval {
 
 /// Budgets of a pass.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct PassLimits {
+pub(super) struct PassLimits<'a> {
     /// Positions to expand (all passes together, for `--short`).
     pub nodes: u64,
     /// Bytes a pass may use.
     pub memory: usize,
+    /// When it must end whatever its budget.
+    pub clock: Clock<'a>,
+}
+
+/// What ends a search early whatever its node budget: the solve's deadline, and its stop flag
+/// ([`super::Solver::stop`]), which ends it as the deadline does.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Clock<'a> {
     /// Wall-clock end, if any.
     pub deadline: Option<Instant>,
+    /// The solve's stop flag, if any.
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl Clock<'_> {
+    /// True once the deadline has passed or the stop flag is up ([`Stop::Deadline`]).
+    pub fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 /// A position reached: the moves that led to it from its parent.
@@ -145,7 +164,7 @@ pub(super) enum Stop {
     Budget,
     /// It outgrew its memory budget.
     Full,
-    /// The deadline passed.
+    /// The deadline passed, or the stop flag is up.
     Deadline,
     /// The queue is empty: every win shorter than the bound was found.
     Exhausted,
@@ -391,7 +410,7 @@ impl<'a, const W: usize> Pass<'a, W> {
 
     /// Expands up to `budget` more positions (stopping at the first win if `first`); the
     /// wins go to [`Pass::win`], the count to [`Pass::expanded`].
-    pub(super) fn run(&mut self, budget: u64, limits: PassLimits, first: bool) -> Stop {
+    pub(super) fn run(&mut self, budget: u64, limits: PassLimits<'_>, first: bool) -> Stop {
         let mut hist = Vec::new();
         if !self.started {
             self.started = true;
@@ -420,7 +439,7 @@ impl<'a, const W: usize> Pass<'a, W> {
             if self.bytes() > limits.memory {
                 return Stop::Full;
             }
-            if self.expanded & 0xFFF == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.expanded & 0xFFF == 0 && limits.clock.out_of_time() {
                 return Stop::Deadline;
             }
             self.queue.pop();

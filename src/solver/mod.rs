@@ -45,6 +45,8 @@ pub use types::{
 use crate::deal::Deal;
 use crate::state::{Position, Pruning};
 use schedule::Context;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A configured solver.
 #[derive(Clone, Debug)]
@@ -116,6 +118,13 @@ pub struct Solver {
     /// without a spill directory. A directory that cannot be made ends the solve as unknown
     /// ([`Limit::Disk`]), as a full disk does.
     pub spill: Option<layered::SpillTo>,
+    /// A flag another thread may raise to end the solve early: every phase looks at it where
+    /// it looks at the clock (every few thousand nodes, a few milliseconds apart), and the
+    /// solve ends as `unknown` with [`Limit::Stopped`], like a time budget that ran out. A
+    /// raise after a win was found only cuts the short-solution search ([`Solver::short`])
+    /// short: the win stands. `None` (the default): nothing but the budgets ends a solve. The
+    /// Python module raises it on Ctrl-C; a batch shares one flag among its workers' solvers.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Solver {
@@ -139,6 +148,7 @@ impl Default for Solver {
             quotient: true,
             layered: false,
             spill: None,
+            stop: None,
         }
     }
 }
@@ -181,6 +191,9 @@ impl Solver {
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
+        if self.stopped() {
+            return Ok(Outcome::unknown(Limit::Stopped));
+        }
         // A stock game's position with an emptied pile (one `analyze` reaches, or a deal file
         // holds) owes its fills before any other move: the searches start after them.
         let (filled, fills) = forced_fills(deal);
@@ -286,7 +299,7 @@ impl Solver {
         let limits = bestfirst::PassLimits {
             nodes: budget,
             memory: self.limits.memory_bytes,
-            deadline,
+            clock: self.clock(t0),
         };
         let found = short::search::<W>(deal, self.pruning, out.moves.len(), limits);
         out.short_nodes = Some(found.nodes);
@@ -380,6 +393,32 @@ impl Solver {
         out
     }
 
+    /// True once the caller raised [`Solver::stop`].
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// What ends a search of a solve that started at `t0` early: its deadline and its stop
+    /// flag.
+    fn clock(&self, t0: std::time::Instant) -> bestfirst::Clock<'_> {
+        bestfirst::Clock {
+            deadline: self.limits.deadline(t0),
+            stop: self.stop.as_deref(),
+        }
+    }
+
+    /// The limit of a search that found the clock run out or the stop flag up (see
+    /// [`Solver::stop`]): the flag when it is up, else the time budget.
+    pub(crate) fn clock_limit(&self) -> Limit {
+        if self.stopped() {
+            Limit::Stopped
+        } else {
+            Limit::Seconds
+        }
+    }
+
     /// The layered search's outcome (see [`Solver::layered`]): `Solvable` with its line,
     /// `Unsolvable` when it closed every level, `Unknown` at a budget. The schedule's table
     /// fields describe the layered search's stores: `states` and `peak_states` the positions
@@ -390,7 +429,7 @@ impl Solver {
             self.pruning,
             self.limits,
             self.spill.as_ref(),
-            None,
+            self.stop.as_deref(),
             self.threads,
             progress,
         ) {
@@ -411,7 +450,13 @@ impl Solver {
         let (verdict, moves, limit, phase) = match r.end {
             layered::End::Won(line) => (Verdict::Solvable, line, None, Some(Phase::Layered)),
             layered::End::Lost => (Verdict::Unsolvable, Vec::new(), None, Some(Phase::Layered)),
-            layered::End::Unknown(l) => (Verdict::Unknown, Vec::new(), l, None),
+            // No limit: the stop flag ended it.
+            layered::End::Unknown(l) => (
+                Verdict::Unknown,
+                Vec::new(),
+                Some(l.unwrap_or(Limit::Stopped)),
+                None,
+            ),
         };
         Outcome {
             verdict,

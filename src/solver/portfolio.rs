@@ -15,7 +15,7 @@
 //! to the table. With more
 //! than one thread the members of a slice run at once, one per thread.
 
-use super::bestfirst::{Eval, Pass, PassLimits, Stop};
+use super::bestfirst::{Clock, Eval, Pass, PassLimits, Stop};
 use super::schedule::luby;
 use super::swarm::Swarm;
 use super::table::Table;
@@ -386,7 +386,7 @@ impl<'a, const W: usize> Restarted<'a, W> {
         }
     }
 
-    fn run(&mut self, nodes: u64, limits: PassLimits) -> Stop {
+    fn run(&mut self, nodes: u64, limits: PassLimits<'_>) -> Stop {
         let mut nodes = nodes;
         loop {
             let before = self.pass.expanded;
@@ -433,7 +433,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         }
     }
 
-    fn run(&mut self, nodes: u64, limits: PassLimits, proved: Option<&Table<W>>) -> Stop {
+    fn run(&mut self, nodes: u64, limits: PassLimits<'_>, proved: Option<&Table<W>>) -> Stop {
         match self {
             Runner::Pass(p) => p.run(nodes, limits, true),
             Runner::Swarm(s) => s.run(nodes, limits, proved),
@@ -574,7 +574,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         &mut self,
         unit: u64,
         cap: Option<u64>,
-        deadline: Option<std::time::Instant>,
+        clock: Clock<'_>,
         pool: Option<&rayon::ThreadPool>,
         proved: Option<&Table<W>>,
         lend: usize,
@@ -607,7 +607,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             } else {
                 share
             },
-            deadline,
+            clock,
         };
         let before: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
         let stops: Vec<Stop> = match pool {
@@ -696,7 +696,7 @@ pub fn run_alone(
         let limits = PassLimits {
             nodes: u64::MAX,
             memory,
-            deadline: None,
+            clock: Clock::default(),
         };
         p.run(nodes, limits, None);
         (p.take_win(), p.expanded())
@@ -710,7 +710,7 @@ pub fn run_alone(
 
 #[cfg(test)]
 mod tests {
-    use super::{Member, Members, Portfolio, Turn};
+    use super::{Clock, Member, Members, Portfolio, Turn};
     use crate::formats::{read_deal, ReadOptions};
     use crate::state::{Position, Pruning};
 
@@ -732,7 +732,7 @@ mod tests {
         let mut stopped = 0;
         for _ in 0..3 {
             let before = pf.seats.len();
-            let (turn, bytes) = pf.run(100_000, None, None, None, None, 64 << 20);
+            let (turn, bytes) = pf.run(100_000, None, Clock::default(), None, None, 64 << 20);
             assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
             stopped += before - pf.seats.len();
             borrowed += bytes.borrowed;
@@ -758,6 +758,31 @@ mod tests {
         assert_eq!(pf.recall(), lenders * share + loans);
         assert_eq!(pf.loans(), 0);
         assert!(pf.seats.iter().all(|s| !s.runner.borrows() || s.loan == 0));
+    }
+
+    /// A raised stop flag ends a slice as the deadline does, before any member wins (the
+    /// schedule then ends the solve with `Limit::Stopped`); with the flag down the same
+    /// slice on a lost deal runs its budget.
+    #[test]
+    fn a_raised_stop_flag_ends_the_slice() {
+        use std::sync::atomic::AtomicBool;
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20);
+        let raised = AtomicBool::new(true);
+        let clock = Clock {
+            deadline: None,
+            stop: Some(&raised),
+        };
+        let (turn, _) = pf.run(100_000, None, clock, None, None, 0);
+        assert!(matches!(turn, Turn::Deadline));
+        let down = AtomicBool::new(false);
+        let clock = Clock {
+            deadline: None,
+            stop: Some(&down),
+        };
+        let (turn, _) = pf.run(10_000, None, clock, None, None, 0);
+        assert!(matches!(turn, Turn::Budget));
     }
 
     /// A slice of a game with a stock costs what the same slice costs elsewhere plus three

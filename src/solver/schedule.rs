@@ -6,6 +6,7 @@
 //! each with the measurements that chose it; so does the split of `--memory` between the
 //! table, the search paths, the caches, the probes and the best-first pass.
 
+use super::bestfirst::Clock;
 use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
 use super::{
@@ -45,7 +46,7 @@ impl Solver {
         };
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
             .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes));
-        let bf_deadline = self.limits.deadline(t0);
+        let clock = self.clock(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
         let probe_bytes = if self.restarts && self.probes.is_some() {
@@ -98,13 +99,13 @@ impl Solver {
                 (Some(line), _) => {
                     return Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quick)));
                 }
-                (None, Some(l @ (Limit::Seconds | Limit::Memory))) => {
+                (None, Some(l @ (Limit::Seconds | Limit::Memory | Limit::Stopped))) => {
                     return Ok(ctx.outcome(Err(Some(l)), attempts, None));
                 }
                 (None, Some(Limit::Nodes)) => {
                     // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
                     if let Some(pf) = portfolio.as_mut() {
-                        let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, bf_deadline, attempts);
+                        let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, clock, attempts);
                         if let Some(out) = out {
                             return Ok(out);
                         }
@@ -143,7 +144,7 @@ impl Solver {
                 // attempt's nodes (a half with a stock), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let unit = (b / bf_share).max(1);
-                    if let Some(out) = portfolio_slice(pf, unit, &mut ctx, bf_deadline, attempts) {
+                    if let Some(out) = portfolio_slice(pf, unit, &mut ctx, clock, attempts) {
                         return Ok(out);
                     }
                     if pf.is_done() {
@@ -189,7 +190,7 @@ fn portfolio_slice<const W: usize>(
     pf: &mut Portfolio<'_, W>,
     unit: u64,
     ctx: &mut Context<'_, W>,
-    deadline: Option<Instant>,
+    clock: Clock<'_>,
     attempts: u32,
 ) -> Option<Outcome> {
     let cap = ctx
@@ -212,14 +213,7 @@ fn portfolio_slice<const W: usize>(
         0
     };
     let before = pf.expanded;
-    let (turn, bytes) = pf.run(
-        unit,
-        cap,
-        deadline,
-        ctx.pool.as_ref(),
-        Some(&ctx.table),
-        lend,
-    );
+    let (turn, bytes) = pf.run(unit, cap, clock, ctx.pool.as_ref(), Some(&ctx.table), lend);
     ctx.done += pf.expanded - before;
     ctx.spent.portfolio += pf.expanded - before;
     ctx.table.lend(bytes.borrowed);
@@ -228,7 +222,7 @@ fn portfolio_slice<const W: usize>(
         Turn::Won(line, member) => {
             Some(ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member))))
         }
-        Turn::Deadline => Some(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None)),
+        Turn::Deadline => Some(ctx.outcome(Err(Some(ctx.solver.clock_limit())), attempts, None)),
         Turn::Budget => None,
     }
 }
@@ -577,8 +571,8 @@ impl<'a, const W: usize> Probes<'a, W> {
             match (line, limit) {
                 (Some(line), _) => return Some(decided(main, Ok(line))),
                 (None, None) => return Some(decided(main, Err(None))),
-                (None, Some(Limit::Seconds)) => {
-                    return Some(main.outcome(Err(Some(Limit::Seconds)), *attempts, None));
+                (None, Some(l @ (Limit::Seconds | Limit::Stopped))) => {
+                    return Some(main.outcome(Err(Some(l)), *attempts, None));
                 }
                 // Out of nodes, or out of its small table's room: the next.
                 (None, Some(Limit::Nodes | Limit::Memory | Limit::Disk)) => {}
@@ -600,7 +594,7 @@ fn quotient_step<const W: usize>(
 ) -> Option<Result<Outcome, SolveError>> {
     let q = schedule.as_mut()?;
     let limits = ctx.solver.limits;
-    let deadline = limits.deadline(ctx.t0);
+    let clock = ctx.solver.clock(ctx.t0);
     let before = ctx.done;
     let step = loop {
         // The room the table has not taken, less what the portfolio's members borrowed of it.
@@ -613,7 +607,7 @@ fn quotient_step<const W: usize>(
             &mut ctx.done,
             limits.max_nodes,
             bytes,
-            deadline,
+            clock,
             recallable,
         ) {
             // The run needs the room the members borrowed: they give it back (and hold no
@@ -628,7 +622,11 @@ fn quotient_step<const W: usize>(
     ctx.spent.quotient += ctx.done - before;
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
-        QuotientStep::Deadline => Some(Ok(ctx.outcome(Err(Some(Limit::Seconds)), attempts, None))),
+        QuotientStep::Deadline => Some(Ok(ctx.outcome(
+            Err(Some(ctx.solver.clock_limit())),
+            attempts,
+            None,
+        ))),
         QuotientStep::Won { line } => {
             Some(Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))))
         }
@@ -724,7 +722,7 @@ pub(super) enum QuotientStep {
     Lost { positions: u64 },
     /// A run's win, played on the deal (see [`quotient::concrete_line`]).
     Won { line: Vec<Move> },
-    /// The deadline passed.
+    /// The deadline passed, or the solve's stop flag is up.
     Deadline,
     /// A run ran out of room while the portfolio's members held loans (see
     /// [`QuotientSchedule::run`]'s `recallable`): the run is not charged, and can start
@@ -759,7 +757,7 @@ impl QuotientSchedule {
 
     /// Runs the quotient while the credit pays for its next run. `nodes_left` is the solve's
     /// node budget left (`None`: unbounded), `bytes` what the run's tables may hold, and
-    /// `deadline` the solve's. Adds the nodes it used to `done`. With `recallable` (others
+    /// `clock` the solve's deadline and stop flag. Adds the nodes it used to `done`. With `recallable` (others
     /// hold room they would give back), a run that runs out of room returns
     /// [`QuotientStep::Short`] instead of ending the phase.
     pub(super) fn run(
@@ -768,7 +766,7 @@ impl QuotientSchedule {
         done: &mut u64,
         nodes_left: Option<u64>,
         bytes: usize,
-        deadline: Option<Instant>,
+        clock: Clock<'_>,
         recallable: bool,
     ) -> QuotientStep {
         while !self.off && self.credit >= self.budget {
@@ -779,7 +777,7 @@ impl QuotientSchedule {
                 }
                 nodes = nodes.min(left);
             }
-            let max_seconds = match deadline {
+            let max_seconds = match clock.deadline {
                 Some(d) => {
                     let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
                     if left <= 0.0 {
@@ -796,7 +794,7 @@ impl QuotientSchedule {
                 max_bytes: bytes,
                 ..QuotientOptions::default()
             };
-            let r = quotient::search(deal, &opts, &AtomicBool::new(false));
+            let r = quotient::search(deal, &opts, clock.stop.unwrap_or(&AtomicBool::new(false)));
             *done = done.saturating_add(r.nodes);
             if recallable && r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
                 return QuotientStep::Short;
@@ -827,8 +825,10 @@ impl QuotientSchedule {
                 QuotientVerdict::Limit(QuotientLimit::Nodes) => {
                     self.budget = self.budget.saturating_mul(2)
                 }
-                QuotientVerdict::Limit(QuotientLimit::Seconds) => return QuotientStep::Deadline,
-                QuotientVerdict::Limit(QuotientLimit::Memory | QuotientLimit::Stopped)
+                QuotientVerdict::Limit(QuotientLimit::Seconds | QuotientLimit::Stopped) => {
+                    return QuotientStep::Deadline
+                }
+                QuotientVerdict::Limit(QuotientLimit::Memory)
                 | QuotientVerdict::NotApplicable(_) => self.off = true,
                 QuotientVerdict::Broken(why) => {
                     self.off = true;
@@ -1025,7 +1025,8 @@ impl<'a, const W: usize> Context<'a, W> {
 #[cfg(test)]
 mod tests {
     use super::{
-        luby, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K, QUOTIENT_MAX_K,
+        luby, Clock, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K,
+        QUOTIENT_MAX_K,
     };
 
     /// A quotient run that meets a broken invariant ends the solve as an error, never as
@@ -1072,11 +1073,36 @@ mod tests {
         }
         deal.validate().unwrap();
         let mut done = 0;
-        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, None, false) {
+        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, Clock::default(), false)
+        {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win in the first run"),
         }
         assert!(done > 0);
+    }
+
+    /// A raised stop flag ends a quotient run as the deadline does (the schedule then ends
+    /// the solve with `Limit::Stopped`; see `Solver::clock_limit`), and the same run with the
+    /// flag down goes on to its verdict: the run of the test above.
+    #[test]
+    fn a_raised_stop_flag_ends_the_quotient_run() {
+        use std::sync::atomic::AtomicBool;
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
+        let mut done = 0;
+        let raised = AtomicBool::new(true);
+        let up = Clock {
+            deadline: None,
+            stop: Some(&raised),
+        };
+        let step = QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, up, false);
+        assert!(matches!(step, QuotientStep::Deadline));
+        let lowered = AtomicBool::new(false);
+        let down = Clock {
+            deadline: None,
+            stop: Some(&lowered),
+        };
+        let step = QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, down, false);
+        assert!(!matches!(step, QuotientStep::Deadline));
     }
 
     /// Beleaguered-castle 13: the windows 2 to 5 each meet a won abstract position whose line
@@ -1089,7 +1115,7 @@ mod tests {
         let mut q = QuotientSchedule::new();
         q.credit = u64::MAX / 2;
         let mut done = 0;
-        match q.run(&deal, &mut done, None, 1 << 28, None, false) {
+        match q.run(&deal, &mut done, None, 1 << 28, Clock::default(), false) {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win"),
         }
@@ -1111,7 +1137,7 @@ mod tests {
         let (credit, budget) = (q.credit, q.budget);
         let mut done = 0;
         assert!(matches!(
-            q.run(&deal, &mut done, None, 1 << 10, None, true),
+            q.run(&deal, &mut done, None, 1 << 10, Clock::default(), true),
             QuotientStep::Short
         ));
         assert!(!q.off);
@@ -1120,7 +1146,7 @@ mod tests {
             (credit, budget, QUOTIENT_FIRST_K)
         );
         assert!(matches!(
-            q.run(&deal, &mut done, None, 1 << 10, None, false),
+            q.run(&deal, &mut done, None, 1 << 10, Clock::default(), false),
             QuotientStep::Continue
         ));
         assert!(

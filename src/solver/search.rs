@@ -484,7 +484,7 @@ pub(super) type Task = (Vec<Move>, Vec<Move>);
 /// A path takes budget in steps of this many bytes (one atomic update per step).
 const PATH_CHUNK: usize = 1 << 20;
 
-/// Nodes between two reads of the clock (and progress reports).
+/// Nodes between two reads of the clock and the stop flag (and progress reports).
 const CLOCK_EVERY: u64 = 0xFFFF;
 /// Nodes between two looks for an idle thread (a mask: every 1,024 nodes).
 pub(super) const DONATE_EVERY: u64 = 0x3FF;
@@ -862,6 +862,10 @@ pub(super) fn dfs<const W: usize, A: Access<W>>(
                 run.halt(Some(Limit::Memory));
                 finish!()
             }
+            if run.cfg.stopped() {
+                run.halt(Some(Limit::Stopped));
+                finish!()
+            }
             if !run.parallel {
                 progress(&Progress {
                     nodes: done + base + nodes,
@@ -956,6 +960,9 @@ pub(super) fn parallel<const W: usize>(
                 .is_some_and(|s| run.t0.elapsed().as_secs_f64() >= s)
             {
                 run.halt(Some(Limit::Seconds));
+            }
+            if run.cfg.stopped() {
+                run.halt(Some(Limit::Stopped));
             }
         }
         if let Err(e) = worker.join() {

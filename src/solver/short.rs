@@ -50,7 +50,7 @@ pub(super) fn search<const W: usize>(
     deal: &Deal,
     prune: Pruning,
     known: usize,
-    limits: PassLimits,
+    limits: PassLimits<'_>,
 ) -> Short {
     let mut out = Short::default();
     let mut best = known;

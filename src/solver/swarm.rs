@@ -29,7 +29,6 @@ use super::table::Table;
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
-use std::time::Instant;
 
 /// Positions a search expands per turn before the next one takes over (fc-solve's `-step`
 /// in its `ct` preset is 500).
@@ -242,7 +241,7 @@ impl<const W: usize> Swarm<W> {
     pub(super) fn run(
         &mut self,
         budget: u64,
-        limits: PassLimits,
+        limits: PassLimits<'_>,
         proved: Option<&Table<W>>,
     ) -> Stop {
         if !self.started {
@@ -290,7 +289,7 @@ impl<const W: usize> Swarm<W> {
                 if self.bytes() > limits.memory {
                     return Stop::Full;
                 }
-                if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                if limits.clock.out_of_time() {
                     return Stop::Deadline;
                 }
             }
@@ -424,15 +423,19 @@ impl<const W: usize> Swarm<W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::bestfirst::Clock;
     use super::*;
     use crate::check::{check_win, steps_of};
     use crate::solver::{Solver, Verdict};
     use crate::Variant;
 
-    const ROOM: PassLimits = PassLimits {
+    const ROOM: PassLimits<'static> = PassLimits {
         nodes: u64::MAX,
         memory: 1 << 30,
-        deadline: None,
+        clock: Clock {
+            deadline: None,
+            stop: None,
+        },
     };
 
     /// Streets-and-alleys deals the exact search decides in few nodes: on the lost ones (in

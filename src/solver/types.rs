@@ -87,16 +87,20 @@ pub enum Limit {
     Memory,
     /// The layered search's spill directory failed (a full disk, say): see its message.
     Disk,
+    /// The caller raised the solver's stop flag ([`super::Solver::stop`]): Ctrl-C in the
+    /// Python module, say.
+    Stopped,
 }
 
 impl Limit {
-    /// The name used in JSON (`"nodes"`, `"seconds"`, `"memory"`, `"disk"`).
+    /// The name used in JSON (`"nodes"`, `"seconds"`, `"memory"`, `"disk"`, `"stopped"`).
     pub const fn name(self) -> &'static str {
         match self {
             Limit::Nodes => "nodes",
             Limit::Seconds => "seconds",
             Limit::Memory => "memory",
             Limit::Disk => "disk",
+            Limit::Stopped => "stopped",
         }
     }
 }
