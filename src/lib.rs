@@ -115,6 +115,7 @@
 
 pub mod analyze;
 pub mod batch;
+#[cfg(feature = "cli")]
 pub mod bench;
 pub mod card;
 pub mod certificate;
@@ -127,6 +128,7 @@ pub mod moves;
 pub mod peer;
 pub mod pile;
 pub mod play;
+#[cfg(feature = "cli")]
 pub mod plot;
 pub mod pysol;
 pub mod render;

@@ -17,9 +17,8 @@ pub mod game;
 pub mod lines;
 pub mod notation;
 pub mod session;
+#[cfg(feature = "cli")]
 pub mod tui;
-
-use std::io::IsTerminal;
 
 /// How to play.
 #[derive(Clone, Debug)]
@@ -46,12 +45,14 @@ impl Default for PlayOptions {
     }
 }
 
+#[cfg(feature = "cli")]
 /// Plays `game`: in the full-screen board when standard input and output are both
 /// terminals (and `opts.lines` is off), else in the line mode on standard input and output.
 ///
 /// # Errors
 /// A terminal or I/O failure.
 pub fn run(game: game::Game, opts: &PlayOptions) -> std::io::Result<()> {
+    use std::io::IsTerminal;
     let full_screen =
         !opts.lines && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let budget = (opts.coach_nodes > 0).then_some(opts.coach_nodes);
