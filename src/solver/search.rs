@@ -99,7 +99,7 @@ struct Frame {
     tpos: u32,
 }
 
-// Deep searches hold millions of frames (the hard lost deals of issue 4 run out of memory on
+// Deep searches hold millions of frames (the hard lost deals of bc 1..10000 ran out of memory on
 // their path, not their table), so a frame is kept to half a cache line.
 const _: () = assert!(std::mem::size_of::<Frame>() == 32);
 
