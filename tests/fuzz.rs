@@ -200,7 +200,7 @@ impl Floor for String {
 }
 
 /// Panics tolerated as known bugs (counted and printed, not failed). The checker's panic on
-/// a pile name starting with a non-ASCII character (`split_at(1)`, issue 30 item 1) is gone:
+/// a pile name starting with a non-ASCII character (`split_at(1)`) is gone:
 /// pile names are read by `castle::pile::Pile`, which cannot panic. The list stays empty, so
 /// any panic fails the test.
 const NON_ASCII_PILE: &[&str] = &[];

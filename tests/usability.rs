@@ -1,4 +1,4 @@
-//! What a new user meets (issue 29): the default solution is short and replays, the first win
+//! What a new user meets: the default solution is short and replays, the first win
 //! is a flag away, `stats` reads every file `batch` writes, the deal numbering shows in every
 //! output, deals come the way other solvers take them, the help reads as a manual, the
 //! pictures are drawn, and the small words are right. Every win printed here is replayed by
