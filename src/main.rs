@@ -5,11 +5,11 @@
 //! fault); a closed pipe (`castle solve ... | head`) is success.
 
 mod cli;
+mod commands;
 
 use anyhow::Result;
-use castle::batch::Batch;
 use castle::check::Board;
-use castle::{analyze, bench, formats, render, report, stats, verify, InputError};
+use castle::{analyze, formats, render, report, verify, InputError};
 use clap::{CommandFactory, Parser};
 use cli::{progress, Cli, Command, DealFormat, OutFormat, SolveFormat};
 use std::io::Write;
@@ -81,14 +81,6 @@ fn parse_command_line() -> Cli {
     }
 }
 
-/// Prints the warning for a stock game searched without a budget (see
-/// [`render::unbounded_stock_note`]).
-fn note(rules: &castle::Rules, solver: &castle::Solver) {
-    if let Some(note) = render::unbounded_stock_note(rules, solver) {
-        eprintln!("{note}");
-    }
-}
-
 /// `castle play`'s failure: bytes on standard input that are not UTF-8 are bad input (exit 2),
 /// like the same bytes in a file.
 fn play_error(e: std::io::Error) -> anyhow::Error {
@@ -124,7 +116,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 cli::certificate::probe(path)?;
             }
             if !a.quiet {
-                note(&deal.rules, &solver);
+                commands::note(&deal.rules, &solver);
             }
             let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
             match a.format {
@@ -198,120 +190,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             clap_complete::generate(shell, &mut Cli::command(), "castle", &mut script);
             out.write_all(&script)?;
         }
-        Command::Bench(a) => {
-            let solver = a.to_solver()?;
-            let variant = cli::parse_variant(a.variant.as_deref())?;
-            let peer = a.peer_options()?;
-            let numbering = a.numbering.into();
-            if a.throughput {
-                let threads = a.threads.map_or_else(
-                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
-                    usize::from,
-                );
-                let solver = a.budget.to_solver()?;
-                bench::throughput::run(
-                    &mut out,
-                    &solver,
-                    variant,
-                    a.sample,
-                    threads,
-                    a.against.as_deref(),
-                    a.json,
-                )?;
-            } else if !a.deals.is_empty() {
-                if a.numbering != cli::Numbering::Castle {
-                    return Err(InputError(
-                        "--numbering applies to the sets, not to --deal files".into(),
-                    )
-                    .into());
-                }
-                let deals = a.deals.iter().map(|p| cli::read_deal_file(p, variant));
-                let threads = a.deal_threads();
-                bench::deals(&mut out, &solver, threads, deals, a.peer.then_some(&peer))?;
-            } else if a.peer {
-                bench::sets_with_peer(&mut out, &solver, variant, numbering, &peer)?;
-            } else {
-                bench::sets(&mut out, &solver, variant, numbering, a.baseline)?;
-            }
-        }
+        Command::Bench(a) => commands::bench(&a, &mut out)?,
         Command::Batch(a) => {
-            let opts = a.to_options()?;
-            if !a.quiet {
-                note(&opts.rules, &opts.solver);
-            }
-            let batch = Batch::open(opts)?;
-            let interrupt = cli::signals::Interrupt::on_signals()?;
-            let bar = progress::batch_bar(batch.todo(), a.quiet);
-            let t0 = std::time::Instant::now();
-            let tally = batch.run(&mut out, &interrupt.flag, &mut |t| {
-                progress::batch_step(&bar, t);
-            })?;
-            bar.finish_and_clear();
-            if tally.interrupted {
-                eprintln!("{}", progress::batch_stopped(&tally, a.csv.as_deref()));
-                return Ok(ExitCode::from(interrupt.exit_code()));
-            }
-            // A run that found rows in its file: the file's win rate too.
-            let file = match &a.csv {
-                Some(p) if tally.done_before > 0 || tally.retried => {
-                    castle::batch::file_summary(p)?
-                }
-                _ => None,
-            };
-            eprintln!(
-                "{}",
-                progress::batch_end(&tally, t0.elapsed(), a.csv.as_deref(), file.as_ref())
-            );
-            if let Some(dir) = &a.certificates {
-                eprintln!(
-                    "{} written to {} ({})",
-                    castle::render::count(tally.certificates, "certificate"),
-                    dir.display(),
-                    cli::certificate::size(tally.certificate_bytes)
-                );
-                for why in &tally.uncertified {
-                    eprintln!("no certificate: {why}");
-                }
+            if let Some(code) = commands::batch(&a, &mut out)? {
+                return Ok(code);
             }
         }
-        Command::Stats(a) => {
-            let mut rows = Vec::new();
-            for f in &a.files {
-                rows.extend(stats::read_rows(f)?);
-            }
-            if let Some(dir) = &a.table {
-                for f in castle::winrates::write(dir, &rows)? {
-                    eprintln!("wrote {}", f.display());
-                }
-            }
-            let merged = stats::merge(rows);
-            if let Some(svg) = &a.plot {
-                castle::plot::check_path(svg)?;
-            }
-            match a.format {
-                cli::StatsFormat::Text => stats::write(&mut out, &merged, a.csv.as_deref())?,
-                f => {
-                    stats::write_rows(&mut out, &merged, f == cli::StatsFormat::Json)?;
-                    if let Some(csv) = &a.csv {
-                        stats::write_csv_file(csv, &merged)?;
-                    }
-                }
-            }
-            if let Some(svg) = &a.plot {
-                let source = castle::plot::Source {
-                    files: a.files.iter().map(|f| f.display().to_string()).collect(),
-                };
-                castle::plot::plot(&merged, &source, svg)?;
-                eprintln!(
-                    "the pictures of {} are in {} (an SVG file: open it in a browser)",
-                    castle::render::count(
-                        merged.groups.values().map(|s| s.deals).sum::<u64>(),
-                        "deal"
-                    ),
-                    svg.display()
-                );
-            }
-        }
+        Command::Stats(a) => commands::stats(&a, &mut out)?,
         Command::Analyze(a) => {
             let deal = a.source.load()?;
             let solver = a.budget.to_solver()?;
