@@ -605,10 +605,21 @@ fn run_with(
     interrupt: &AtomicBool,
     sink: &mut dyn FnMut(Row, Deal, Outcome, Option<CertNote>) -> Result<(), Error>,
 ) -> Result<Ended, Error> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(std::io::Error::other)?;
+    // With one worker the feeder solves the seeds itself, on a plain thread. On a rayon
+    // worker, a solve that runs its own pool (one deal on every thread: `install`, the
+    // portfolio's slices) would, while it waits for that pool, take the next seed's task of
+    // this one and solve it nested inside the first: two deals at once, each with the whole
+    // memory budget, each timed as both.
+    let pool = if threads > 1 {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(std::io::Error::other)?,
+        )
+    } else {
+        None
+    };
     type Solved = Result<(Row, Deal, Outcome, Option<CertNote>), Error>;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Solved>(threads * 4);
     // Set when the receiver stops taking rows (the sink failed, or an interrupt): no more
@@ -624,33 +635,44 @@ fn run_with(
             // one chunk (`--seeds 1..18446744073709551615` is a run that never ends, not an
             // allocation that fails).
             let mut todo = seeds.iter().filter(|s| !done.contains(s));
-            pool.install(|| loop {
-                use rayon::prelude::*;
-                let chunk: Vec<u64> = todo.by_ref().take(SEED_CHUNK).collect();
-                if chunk.is_empty() || stop.load(Ordering::Relaxed) {
-                    break;
+            let one = |tx: &std::sync::mpsc::SyncSender<Solved>, seed: u64| {
+                if stop.load(Ordering::Relaxed) {
+                    return;
                 }
-                // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and a
-                // hard deal must not hold back the seeds that rayon would otherwise have put
-                // in the same sequential chunk behind it; idle workers steal them.
-                chunk
-                    .par_iter()
-                    .with_max_len(1)
-                    .for_each_with(tx.clone(), |tx, &seed| {
+                // The numbering was checked on the first seed before the run started.
+                let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
+                    return;
+                };
+                let solved = solve(&deal)
+                    .map(|(out, note)| (Row::new(&deal, numbering, &out), deal, out, note));
+                if tx.send(solved).is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            };
+            match pool {
+                None => {
+                    for seed in todo {
                         if stop.load(Ordering::Relaxed) {
-                            return;
+                            break;
                         }
-                        // The numbering was checked on the first seed before the run started.
-                        let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
-                            return;
-                        };
-                        let solved = solve(&deal)
-                            .map(|(out, note)| (Row::new(&deal, numbering, &out), deal, out, note));
-                        if tx.send(solved).is_err() {
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    });
-            });
+                        one(&tx, seed);
+                    }
+                }
+                Some(pool) => pool.install(|| loop {
+                    use rayon::prelude::*;
+                    let chunk: Vec<u64> = todo.by_ref().take(SEED_CHUNK).collect();
+                    if chunk.is_empty() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    // One seed per task (`with_max_len(1)`): solve times are heavy-tailed, and
+                    // a hard deal must not hold back the seeds that rayon would otherwise have
+                    // put in the same sequential chunk behind it; idle workers steal them.
+                    chunk
+                        .par_iter()
+                        .with_max_len(1)
+                        .for_each_with(tx.clone(), |tx, &seed| one(tx, seed));
+                }),
+            }
             drop(tx);
         })
     };
@@ -1126,6 +1148,56 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The last pass solves one deal at a time on every thread: with one worker, a solve
+    /// whose search runs its own thread pool must not start the next deal while it waits
+    /// for that pool (see `run_with`), so no two deals are ever in flight at once.
+    #[test]
+    fn one_worker_solves_one_deal_at_a_time() {
+        use crate::rules::Variant;
+        use std::sync::atomic::AtomicUsize;
+        let mut solver = Solver {
+            threads: 2,
+            ..Solver::default()
+        };
+        solver.limits.max_nodes = Some(200_000);
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let (i, m) = (Arc::clone(&in_flight), Arc::clone(&most));
+        let solve = move |deal: &Deal| {
+            let now = i.fetch_add(1, Ordering::SeqCst) + 1;
+            m.fetch_max(now, Ordering::SeqCst);
+            let out = solver.solve(deal);
+            i.fetch_sub(1, Ordering::SeqCst);
+            Ok((out?, None))
+        };
+        let mut order = Vec::new();
+        let ended = run_with(
+            Variant::BeleagueredCastle.rules(),
+            Numbering::Castle,
+            Seeds::range(1, 12),
+            &HashSet::new(),
+            solve,
+            1,
+            &AtomicBool::new(false),
+            &mut |row, _, _, _| {
+                order.push(row.seed);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(ended, Ended::Done);
+        assert_eq!(
+            most.load(Ordering::SeqCst),
+            1,
+            "two deals in flight at once"
+        );
+        assert_eq!(
+            order,
+            (1..=12).collect::<Vec<_>>(),
+            "one at a time, in order"
+        );
+    }
 
     #[test]
     fn shards_partition_the_range() {
