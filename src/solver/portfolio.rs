@@ -136,8 +136,7 @@ impl Member {
     /// parent links), each other member a quarter of that. With the swarm at a quarter,
     /// `castle batch --max-nodes 2000000 -j 1` left sa 1..500 with 6 unknown in 44.9 M
     /// nodes and bc 1..1000 2 in 43.6 M; at this share 5 in 44.2 M and 2 in 42.3 M.
-    /// The relocating members, which join only the long attempts' slices
-    /// ([`Member::joins_at`]), take four times the swarm's share (`relocate-swarm`) and as
+    /// The relocating members take four times the swarm's share (`relocate-swarm`) and as
     /// much (`relocate`; `novelty`, which came later, as `relocate`): on the 21
     /// streets-and-alleys tuning deals (see [`Member::Relocate`]) at 40 s each, every member
     /// in every slice, the older members alone won 9; with the two at a quarter each, 10; at
@@ -146,6 +145,20 @@ impl Member {
     /// (`castle batch -v sa --seeds LIST -j 2 --max-seconds 40`), `relocate-swarm` at 8
     /// won 6, at 16 won 8, at 32 won 5 (its wins at the edge come and go with what the
     /// attempts have proved by then, which it skips).
+    ///
+    /// Every member runs in every slice, the first too. The relocating members used to wait
+    /// for the slice of the attempt of 20,000 nodes (5,000 positions) or, before that, of
+    /// 320,000 (some 1.5 million nodes into a solve), as their positions cost more; but the
+    /// deals that need them pay far more for the wait: a deal they win in their first slice
+    /// was decided only after the schedule had spent those nodes, and in a batch one past the
+    /// first pass's million nodes is solved again from the start. With `-j 1 --one-pass`
+    /// (same verdicts everywhere; docs/performance-log.md, "The relocating members from the
+    /// first slice"): bc 100,001..102,000 120.6 M nodes / 150 CPU s -> 96.7 M / 135 s (13
+    /// deals past a million nodes -> 10); 48 bc deals of the second pass of 1..100,000 108.7
+    /// M -> 79.9 M; sa 100,001..100,500 53.0 M / 50.4 s -> 40.4 M / 41.7 s; sa's 225 slowest
+    /// of 1..1,200 102.2 M -> 72.6 M; citadel 100,001..102,000 7.80 M / 8.0 s -> 3.88 M /
+    /// 4.4 s; fortress 0.40 M -> 0.44 M and castile 0.452 M -> 0.452 M (about 1 and 3 CPU s
+    /// both ways); courtyard 1..200 at 300,000 nodes the same 147 wins.
     pub const fn share(self) -> u64 {
         match self {
             Member::Bound => 4,
@@ -166,16 +179,6 @@ impl Member {
                 self.share() * STOCK_DIG_FACTOR
             }
             _ => self.share(),
-        }
-    }
-
-    /// The least slice the member runs in (in the best-first member's positions, the
-    /// `unit` of [`Portfolio::run`]): the relocating members wait for the long attempts
-    /// (see [`RELOCATING_JOIN`]).
-    pub const fn joins_at(self) -> u64 {
-        match self {
-            Member::Relocate | Member::RelocateSwarm | Member::Novelty => RELOCATING_JOIN,
-            _ => 0,
         }
     }
 
@@ -255,23 +258,6 @@ impl Member {
         e
     }
 }
-
-/// The least slice the relocating members run in ([`Member::joins_at`]): 50,000 positions of
-/// the best-first member's, a quarter of a depth-first attempt of 200,000 nodes (the
-/// attempts double from 20,000, so they join at the one of 320,000, some 1.5 million nodes
-/// into a solve; with the sixteenth the portfolio had before the tail was measured, at the
-/// one of 1.28 million, and the figures below are from then), so that a deal decided sooner
-/// never pays for them. Their positions
-/// cost more than the others' (each step is a chain of moves, and a position has many): with
-/// them in every slice from the first, `castle bench -j 1 -v bc` took 9.0 s against 8.2
-/// (8,362,649 nodes against 8,181,060). Joining here rather than at the attempts of 5.12
-/// million, on the 21 streets-and-alleys tuning deals at 20 million nodes each
-/// (`castle batch -v sa --seeds 13001..17000 -j 1 --max-nodes 20000000 --retry-unknown`), the
-/// same 12 are won, most after about 3.5 million nodes instead of 13.5 million; bc 1..200
-/// takes 8,131,617 nodes instead of 8,181,060 and 1.5% more time (9.61 s against 9.46, three
-/// runs each, alternating), and every other benchmark set has the same nodes
-/// (docs/performance-log.md).
-pub const RELOCATING_JOIN: u64 = 50_000;
 
 /// What each waste card adds to `f` in a stock game, in tenths of a move. `h` counts a stock
 /// card as a move still needed, so with weight 5 a deal lowers `f` by four moves' worth, as
@@ -559,7 +545,6 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     pub(super) fn slice_nodes(&self, unit: u64) -> u64 {
         self.seats
             .iter()
-            .filter(|s| unit >= s.member.joins_at())
             .map(|s| unit * s.member.share_in(self.stock) / Member::SHARES)
             .sum()
     }
@@ -582,9 +567,6 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         let total = self.slice_nodes(unit).max(1);
         let stock = self.stock;
         let nodes = |m: Member| {
-            if unit < m.joins_at() {
-                return 0;
-            }
             let want = unit * m.share_in(stock) / Member::SHARES;
             let n = match cap {
                 Some(c) if c < total => {

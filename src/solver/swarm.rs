@@ -175,9 +175,9 @@ impl<const W: usize> Swarm<W> {
     /// on the 19 tuning deals of `data/tuning/sa-unknown-at-10s.txt`, 2 million positions
     /// each: 4 won (in 0.19 to 1.7 million) against none with a record per search. On easy
     /// deals the plain swarm does better with a record per search (docs/performance-log.md:
-    /// sharing, at 100,000 positions a deal, left most searches with nothing to do at once),
-    /// and the relocating swarm runs only on deals that run long (see
-    /// `portfolio::RELOCATING_JOIN`), so only it shares. On hard deals sharing helps the
+    /// sharing, at 100,000 positions a deal, left most searches with nothing to do at once;
+    /// measured when the relocating swarm still waited for the long attempts), so only the
+    /// relocating swarm shares. On hard deals sharing helps the
     /// plain swarm alone too (6 of the 52 deals of both tuning files in `data/tuning` at 2
     /// million positions each, against 3; docs/performance-log.md), but the whole schedule
     /// with it decided no more (sa 1..10000 at 40 s a deal: 14 `unknown` against 13).
