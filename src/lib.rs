@@ -144,13 +144,7 @@ pub mod winrates;
 
 pub use card::{Card, Suit};
 pub use deal::Deal;
-pub use error::Error;
+pub use error::{Error, InputError, InputKind, Origin};
 pub use rules::{Rules, Variant};
 pub use solver::{Limit, Limits, Outcome, Phase, SolveError, Solver, Verdict};
 pub use state::Pruning;
-
-/// Bad input from a person or a file: the message names the file, line, card or flag at
-/// fault. The command-line tool exits with code 2 for these.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct InputError(pub String);

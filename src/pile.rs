@@ -99,7 +99,9 @@ impl FromStr for Pile {
     type Err = PileError;
 
     /// Reads `t1..`, `r1..`, `f`, `s` or `w` (lower case, no spaces; the number in ASCII
-    /// digits, from 1).
+    /// digits, from 1), or a bare number for a tableau pile (`3` is `t3`). This is the one
+    /// reader of pile names in castle: solutions, the checker, `--after`, `castle play`, deal
+    /// files and saved games all come through it.
     ///
     /// # Errors
     /// [`PileError`] naming the text, for anything else (never a panic, whatever the text).
@@ -116,6 +118,12 @@ impl FromStr for Pile {
             ('w', "") => return Ok(Pile::Waste),
             _ => {}
         }
+        // The bare-number shorthand: `3` is `t3` (as `castle play` and `--after` read it).
+        let (kind, digits) = if kind.is_ascii_digit() {
+            ('t', text)
+        } else {
+            (kind, digits)
+        };
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }
@@ -129,6 +137,25 @@ impl FromStr for Pile {
     }
 }
 
+/// A pile equals a text that is its name as [`Display`](fmt::Display) writes it (`t3`, `f`):
+/// handy in tests and filters (`step.to == "f"`).
+impl PartialEq<str> for Pile {
+    fn eq(&self, name: &str) -> bool {
+        match *self {
+            Pile::Foundation => name == "f",
+            Pile::Stock => name == "s",
+            Pile::Waste => name == "w",
+            _ => self.to_string() == name,
+        }
+    }
+}
+
+impl PartialEq<&str> for Pile {
+    fn eq(&self, name: &&str) -> bool {
+        *self == **name
+    }
+}
+
 impl fmt::Display for Pile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -138,6 +165,26 @@ impl fmt::Display for Pile {
             Pile::Stock => f.pad("s"),
             Pile::Waste => f.pad("w"),
         }
+    }
+}
+
+/// Written as its name (`"t3"`), as solve reports and saved games hold it.
+impl serde::Serialize for Pile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Read from its name by [`FromStr`], spaces around it and upper case allowed (`" T3"`): a
+/// solve report typed or edited by hand reads as the one castle wrote.
+impl<'de> serde::Deserialize<'de> for Pile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pile, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.trim().to_ascii_lowercase().parse().map_err(|_| {
+            serde::de::Error::custom(PileError {
+                text: name.into_owned(),
+            })
+        })
     }
 }
 
@@ -155,6 +202,13 @@ mod tests {
         assert_eq!("f".parse(), Ok(Pile::Foundation));
         assert_eq!("s".parse(), Ok(Pile::Stock));
         assert_eq!("w".parse(), Ok(Pile::Waste));
+        // The bare-number shorthand for a tableau pile.
+        assert_eq!("3".parse(), Ok(Pile::Tableau(2)));
+        assert_eq!("12".parse(), Ok(Pile::Tableau(11)));
+        assert!("0".parse::<Pile>().is_err());
+        assert_eq!(Pile::Tableau(2), "t3");
+        assert_ne!(Pile::Tableau(2), "3");
+        assert_eq!(Pile::Foundation, "f");
     }
 
     #[test]
@@ -221,10 +275,35 @@ mod tests {
             for p in piles {
                 let name = p.to_string();
                 assert_eq!(name.parse::<Pile>(), Ok(p), "{v:?} {name}");
+                assert!(p == name.as_str());
+                if let Pile::Tableau(i) = p {
+                    let bare = (i + 1).to_string();
+                    assert_eq!(bare.parse::<Pile>(), Ok(p), "{v:?} {bare}");
+                }
                 assert_eq!(Pile::from_index(p.index()), p);
                 assert_eq!(crate::moves::pile_name(p.index()), name);
             }
         }
+    }
+
+    #[test]
+    fn reads_and_writes_json_by_name() {
+        let p: Vec<Pile> = serde_json::from_str(r#"["t3", " R1 ", "f", "4"]"#).unwrap();
+        assert_eq!(
+            p,
+            [
+                Pile::Tableau(2),
+                Pile::Reserve(0),
+                Pile::Foundation,
+                Pile::Tableau(3)
+            ]
+        );
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"["t3","r1","f","t4"]"#
+        );
+        let e = serde_json::from_str::<Pile>(r#""é1""#).unwrap_err();
+        assert!(e.to_string().contains("`é1` is not a pile name"), "{e}");
     }
 
     #[test]
