@@ -624,16 +624,16 @@ pub struct CheckCertificateArgs {
 }
 
 /// `--certificate-kind`: `auto`, `exact` or `quotient:K`.
-fn parse_certificate_kind(s: &str) -> Result<castle::solver::certify::Method, String> {
+fn parse_certificate_kind(s: &str) -> Result<castle::solver::certify::Method, InputError> {
     use castle::solver::certify::Method;
     match s {
         "auto" => Ok(Method::Auto),
         "exact" => Ok(Method::Exact),
         _ => match s.strip_prefix("quotient:").map(str::parse::<u8>) {
             Some(Ok(k)) if (1..=13).contains(&k) => Ok(Method::Quotient { k, dealt: true }),
-            _ => Err(format!(
+            _ => Err(input(format!(
                 "`{s}`: expected auto, exact or quotient:K (K = 1..13)"
-            )),
+            ))),
         },
     }
 }
@@ -960,10 +960,10 @@ impl BudgetArgs {
 const CHECKPOINT_SECS: f64 = 120.0;
 
 /// `--spill-max GIB`: a positive number of GiB, as bytes.
-fn parse_gib(s: &str) -> Result<u64, String> {
+fn parse_gib(s: &str) -> Result<u64, InputError> {
     match s.parse::<f64>() {
         Ok(g) if g.is_finite() && g > 0.0 && g < 1e9 => Ok((g * f64::from(1u32 << 30)) as u64),
-        _ => Err(format!("`{s}` is not a positive number of GiB")),
+        _ => Err(input(format!("`{s}` is not a positive number of GiB"))),
     }
 }
 
@@ -979,20 +979,11 @@ fn spill_dir(dir: &std::path::Path) -> Result<std::sync::Arc<std::path::Path>, I
 }
 
 /// `--portfolio`: member names.
-fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, String> {
+fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, InputError> {
     match castle::solver::portfolio::Members::parse(list) {
         Ok(m) if m.0 != 0 => Ok(m),
-        Ok(_) => Err("no member named (try `all`)".to_string()),
-        Err(name) => {
-            let names: Vec<&str> = castle::solver::portfolio::Member::ALL
-                .iter()
-                .map(|m| m.name())
-                .collect();
-            Err(format!(
-                "`{name}` is not a member ({}, default, all)",
-                names.join(", ")
-            ))
-        }
+        Ok(_) => Err(input("no member named (try `all`)")),
+        Err(e) => Err(e),
     }
 }
 

@@ -267,7 +267,7 @@ pub fn solve_page(deal: &Deal, out: &Outcome, numbering: Numbering) -> Result<St
 pub fn show_page(text: &str, origin: &str) -> Result<String, InputError> {
     let game = Game::from_json(text, origin)?;
     let deal = game.deal().clone();
-    let steps: Vec<Step> = game.history().iter().map(|e| e.step.clone()).collect();
+    let steps: Vec<Step> = game.history().iter().map(|e| e.step).collect();
     let saved = serde_json::from_str::<serde_json::Value>(text)
         .ok()
         .is_some_and(|v| v.get("play").is_some());

@@ -145,7 +145,7 @@ impl PartialEq<str> for Pile {
             Pile::Foundation => name == "f",
             Pile::Stock => name == "s",
             Pile::Waste => name == "w",
-            _ => self.to_string() == name,
+            _ => *self == name,
         }
     }
 }

@@ -606,7 +606,7 @@ mod tests {
     #[test]
     fn a_list_that_does_not_win_is_an_error() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
-        let first = Board::new(&deal).legal_steps()[0].clone();
+        let first = Board::new(&deal).legal_steps()[0];
         let moves = vec![move_of(&first)];
         assert!(matches!(
             shorten(&deal, &moves),

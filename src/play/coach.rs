@@ -439,16 +439,10 @@ mod tests {
         let there = crate::play::game::step(c("JS"), pile("t1"), pile("t4"));
         let back = crate::play::game::step(c("JS"), pile("t4"), pile("t1"));
         let home = crate::play::game::step(c("JS"), pile("t1"), pile("f"));
-        assert_eq!(shorten(&board, vec![there.clone(), back.clone()]), vec![]);
-        assert_eq!(
-            shorten(&board, vec![there.clone(), back.clone(), home.clone()]),
-            vec![home.clone()]
-        );
-        assert_eq!(
-            shorten(&board, vec![there.clone(), back, there.clone()]),
-            vec![there.clone()]
-        );
-        assert_eq!(shorten(&board, vec![home.clone()]), vec![home]);
+        assert_eq!(shorten(&board, vec![there, back]), vec![]);
+        assert_eq!(shorten(&board, vec![there, back, home]), vec![home]);
+        assert_eq!(shorten(&board, vec![there, back, there]), vec![there]);
+        assert_eq!(shorten(&board, vec![home]), vec![home]);
     }
 
     #[test]

@@ -219,7 +219,7 @@ pub struct Played {
 impl Played {
     /// Every move made, the player's first.
     pub fn all(&self) -> Vec<Step> {
-        std::iter::once(self.step.clone())
+        std::iter::once(self.step)
             .chain(self.auto.iter().cloned())
             .collect()
     }
@@ -338,7 +338,7 @@ impl Game {
             if self.board.play(&s).is_err() {
                 break; // cannot happen: both come from the checker's own rules
             }
-            self.record(s.clone(), true);
+            self.record(s, true);
             made.push(s);
         }
         made
@@ -443,20 +443,14 @@ impl Game {
                 .take_while(|e| e.auto)
                 .any(|e| &e.step == s);
             if made {
-                PlayError::MadeAutomatically {
-                    step: s.clone(),
-                    why,
-                }
+                PlayError::MadeAutomatically { step: *s, why }
             } else {
                 PlayError::Step(why)
             }
         })?;
-        self.record(s.clone(), false);
+        self.record(*s, false);
         let auto = self.autoplay();
-        Ok(Played {
-            step: s.clone(),
-            auto,
-        })
+        Ok(Played { step: *s, auto })
     }
 
     /// Moves the card (or run) of `from` where it does most good, as a single click does in
@@ -566,7 +560,7 @@ impl Game {
             if self.board.play(&s).is_err() {
                 break;
             }
-            self.record(s.clone(), true);
+            self.record(s, true);
             made.push(Entry {
                 step: s,
                 auto: true,
@@ -643,11 +637,10 @@ mod tests {
                 break;
             }
             // Foundation moves now and then, so the foundations grow.
-            let s = legal
+            let s = *legal
                 .iter()
                 .find(|s| s.to == "f" && rng.below(2) == 0)
-                .unwrap_or(&legal[rng.below(legal.len())])
-                .clone();
+                .unwrap_or(&legal[rng.below(legal.len())]);
             g.play_step(&s).unwrap();
         }
         at(&g);
@@ -1007,7 +1000,7 @@ t10:
         // Making the next undone move by hand keeps the rest of the redo list; any other
         // move clears it.
         let mut other = g.clone();
-        let redone = g.clone().redo().unwrap()[0].step.clone();
+        let redone = g.clone().redo().unwrap()[0].step;
         g.play_step(&redone).unwrap();
         assert_eq!(g.redo_len(), n - 1);
         if let Some(s) = other

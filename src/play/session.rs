@@ -182,7 +182,7 @@ impl Session {
         self.game = Game::new(deal, auto).numbered(numbering);
         let mut lines = vec![format!("{what}: {}", self.title())];
         lines.extend(note);
-        let made: Vec<Step> = self.game.history().iter().map(|e| e.step.clone()).collect();
+        let made: Vec<Step> = self.game.history().iter().map(|e| e.step).collect();
         if !made.is_empty() {
             lines.push(format!("automatic: {}", list(&made)));
         }

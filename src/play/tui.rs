@@ -276,7 +276,7 @@ mod tests {
     fn keys_move_cards_and_illegal_moves_change_nothing() {
         let mut a = app(42);
         let legal = a.session().board().legal_steps();
-        let s = legal.iter().find(|s| s.to != "f").unwrap().clone();
+        let s = *legal.iter().find(|s| s.to != "f").unwrap();
         pick(&mut a, Target::of_pile(s.from));
         pick(&mut a, Target::of_pile(s.to));
         assert_eq!(a.session().game.history().len(), 1);
