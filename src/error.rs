@@ -274,3 +274,75 @@ impl From<crate::rules::OptionError> for InputError {
         InputError::new(InputKind::Rules, e.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{read_deal, write_text, ReadOptions};
+    use crate::{Deal, Variant};
+
+    /// A deal file with a bad card on its third line: the error carries the file, line 3
+    /// and the card kind, and prints them as the command line always has.
+    #[test]
+    fn a_bad_card_names_the_file_the_line_and_the_kind() {
+        let text = write_text(&Deal::from_seed(Variant::BeleagueredCastle.rules(), 1));
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        assert!(lines[2].starts_with("seed:"), "{}", lines[2]);
+        // Line 3 of the file: a pile with a token that is no card.
+        lines[2] = "t1: KS 1X QS".to_string();
+        lines.retain(|l| !l.starts_with("t1: ") || l.contains("1X"));
+        let e = read_deal(&lines.join("\n"), "deals/one.txt", ReadOptions::default()).unwrap_err();
+        assert_eq!(e.kind, InputKind::Card);
+        assert_eq!(e.origin, Some(Origin::File("deals/one.txt".into())));
+        assert_eq!(e.line, Some(3));
+        assert_eq!(e.flag, None);
+        assert!(e.message.contains("1X"), "{}", e.message);
+        assert_eq!(
+            e.to_string(),
+            format!("deals/one.txt: line 3: {}", e.message)
+        );
+    }
+
+    #[test]
+    fn origins_come_from_labels_and_paths() {
+        assert_eq!(Origin::of_label("<stdin>"), Origin::Stdin);
+        assert_eq!(Origin::of_label("-"), Origin::Stdin);
+        assert_eq!(
+            Origin::of_label("<bytes>"),
+            Origin::Text("<bytes>".to_string())
+        );
+        assert_eq!(Origin::of_label("a.json"), Origin::File("a.json".into()));
+        assert_eq!(Origin::from(std::path::Path::new("-")), Origin::Stdin);
+        for o in ["<stdin>", "<bytes>", "a.json"] {
+            assert_eq!(Origin::of_label(o).to_string(), o);
+        }
+    }
+
+    /// Each part is written only when present: flag, origin, line, message.
+    #[test]
+    fn reads_flag_origin_line_message() {
+        let e = || InputError::new(InputKind::Move, "move 1 is illegal");
+        assert_eq!(e().to_string(), "move 1 is illegal");
+        assert_eq!(e().on_line(4).to_string(), "line 4: move 1 is illegal");
+        assert_eq!(
+            e().with_flag("--after").to_string(),
+            "--after: move 1 is illegal"
+        );
+        assert_eq!(
+            e().at("<stdin>").on_line(2).to_string(),
+            "<stdin>: line 2: move 1 is illegal"
+        );
+        assert_eq!(
+            e().at("out.svg").with_flag("--plot").to_string(),
+            "--plot out.svg: move 1 is illegal"
+        );
+        // The first flag named stays.
+        let twice = e().with_flag("--after").with_flag("--seeds");
+        assert_eq!(twice.flag.as_deref(), Some("--after"));
+        // Typed errors of the parts keep their kind.
+        let p: InputError = "x9".parse::<crate::pile::Pile>().unwrap_err().into();
+        assert_eq!(p.kind, InputKind::Pile);
+        let c: InputError = "1X".parse::<crate::Card>().unwrap_err().into();
+        assert_eq!(c.kind, InputKind::Card);
+    }
+}

@@ -145,7 +145,12 @@ impl PartialEq<str> for Pile {
             Pile::Foundation => name == "f",
             Pile::Stock => name == "s",
             Pile::Waste => name == "w",
-            _ => *self == name,
+            // Read back, but only the spelling `Display` writes (no bare number, no `t01`).
+            _ => {
+                name.get(1..).is_some_and(|n| !n.starts_with('0'))
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                    && name.parse::<Pile>() == Ok(*self)
+            }
         }
     }
 }
@@ -208,6 +213,9 @@ mod tests {
         assert!("0".parse::<Pile>().is_err());
         assert_eq!(Pile::Tableau(2), "t3");
         assert_ne!(Pile::Tableau(2), "3");
+        assert_ne!(Pile::Tableau(2), "t03");
+        assert_ne!(Pile::Tableau(2), "r3");
+        assert_ne!(Pile::Reserve(0), "");
         assert_eq!(Pile::Foundation, "f");
     }
 

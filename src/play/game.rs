@@ -1073,9 +1073,17 @@ t10:
         }
         let text = &texts[0];
         // A bad move is named by number.
-        let bad = text.replacen("\"to\": \"", "\"to\": \"t99", 1);
-        let e = Game::from_json(&bad, "save.json").unwrap_err();
+        let to = |name: &str| {
+            let at = text.find("\"to\": \"").unwrap() + 7;
+            let end = at + text[at..].find('"').unwrap();
+            format!("{}{name}{}", &text[..at], &text[end..])
+        };
+        let e = Game::from_json(&to("t9"), "save.json").unwrap_err();
         assert_eq!(e.kind, crate::InputKind::Move);
         assert!(e.to_string().starts_with("save.json: move 1"), "{e}");
+        // A name that is no pile at all is refused as the JSON is read, naming it.
+        let e = Game::from_json(&to("t9x"), "save.json").unwrap_err();
+        assert_eq!(e.kind, crate::InputKind::Report);
+        assert!(e.to_string().contains("`t9x` is not a pile name"), "{e}");
     }
 }
