@@ -107,7 +107,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     let text = formats::write_text_numbered(&deal, a.source.numbering());
                     out.write_all(text.as_bytes())?;
                 }
-                DealFormat::Fcs => out.write_all(formats::write_fcs(&deal)?.as_bytes())?,
+                DealFormat::Fcs => {
+                    let board =
+                        formats::write_fcs(&deal).map_err(|e| e.with_flag("--format fcs"))?;
+                    out.write_all(board.as_bytes())?;
+                }
                 DealFormat::Json => report::write_deal(&mut out, &deal, a.source.numbering())?,
             }
         }
