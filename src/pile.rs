@@ -38,9 +38,12 @@ pub enum Pile {
 
 /// Text that is not a pile name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is not a pile name (t1..tN, r1..rK, f, s or w)")]
+#[error(
+    "`{}` is not a pile name (t1..tN, r1..rK, f, s or w)",
+    crate::text::Cut(text)
+)]
 pub struct PileError {
-    /// The text at fault, as given.
+    /// The text at fault, as given (the message cuts a long one).
     pub text: String,
 }
 
@@ -312,6 +315,10 @@ mod tests {
         );
         let e = serde_json::from_str::<Pile>(r#""é1""#).unwrap_err();
         assert!(e.to_string().contains("`é1` is not a pile name"), "{e}");
+        // A long name is cut in the message.
+        let long = format!("\"t{}\"", "X".repeat(2000));
+        let e = serde_json::from_str::<Pile>(&long).unwrap_err();
+        assert!(e.to_string().len() < 400, "{e}");
     }
 
     #[test]
