@@ -2,11 +2,12 @@
 //! player wants when stuck — and the position's own difficulty; and the `--after` list of
 //! moves that leads from the deal to the position.
 
+use crate::check::StepError;
 use crate::check::{Board, Step};
 use crate::deal::Deal;
 use crate::solver::{Outcome, SolveError, Solver};
 use crate::text::Cut;
-use crate::InputError;
+use crate::{InputError, InputKind};
 
 /// A position's verdict and each legal move's verdict.
 #[derive(Clone, Debug)]
@@ -74,7 +75,8 @@ pub fn analyze(board: &Board, solver: &Solver) -> Result<Analysis, SolveError> {
 /// like `t3 f, t1 t5` (the notation of `castle analyze --after`).
 ///
 /// # Errors
-/// A move that does not parse or is illegal, named by its number.
+/// A move that does not parse or is illegal ([`InputKind::Move`]), named by its number (the
+/// command line adds its flag, `--after`).
 pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
     for (i, pair) in after
         .split(',')
@@ -83,39 +85,35 @@ pub fn play_after(board: &mut Board, after: &str) -> Result<(), InputError> {
         .enumerate()
     {
         let words: Vec<&str> = pair.split_whitespace().collect();
-        // A bare number names a tableau pile (`3 f` is `t3 f`), as `play` reads it.
-        let pile = |w: &str| {
-            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
-                format!("t{w}")
-            } else {
-                w.to_string()
-            }
-        };
-        let named: Vec<String> = words.iter().take(2).map(|w| pile(w)).collect();
-        let (from, to) = match &named[..] {
-            [from, to] => (from.as_str(), to.as_str()),
-            _ => ("", ""),
-        };
+        // Pile names as `Pile` reads them (a bare number names a tableau pile: `3 f` is
+        // `t3 f`, as `play` reads it).
         let (from, to, count) = match words[..] {
-            [_, _] => (from, to, Some(1)),
-            [_, _, n] => (from, to, n.parse::<usize>().ok().filter(|&n| n >= 1)),
+            [from, to] => (from, to, Some(1)),
+            [from, to, n] => (from, to, n.parse::<usize>().ok().filter(|&n| n >= 1)),
             _ => (pair, pair, None),
         };
-        let Some(count) = count.filter(|_| (2..=3).contains(&words.len())) else {
-            return Err(InputError(format!(
-                "--after: move {} `{}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
-                i + 1,
-                Cut(pair)
-            )));
+        let Some(count) = count else {
+            return Err(InputError::new(
+                InputKind::Move,
+                format!(
+                    "move {} `{}` is not `FROM TO` or `FROM TO COUNT` (like `t3 f`)",
+                    i + 1,
+                    Cut(pair)
+                ),
+            ));
         };
         let step = board.step_named(from, to, count).map_err(|why| {
+            let kind = match why {
+                StepError::NoPile { .. } => InputKind::Pile,
+                StepError::Card(_) => InputKind::Card,
+                _ => InputKind::Move,
+            };
             let why = crate::text::cut_words(&why.to_string(), 60);
-            InputError(format!("--after: move {} `{}`: {why}", i + 1, Cut(pair)))
+            InputError::new(kind, format!("move {} `{}`: {why}", i + 1, Cut(pair)))
         })?;
         board.play(&step).map_err(|why| {
-            // The checker's words quote the pile names given: long ones are cut.
-            let msg = format!("--after: move {} ({step}) is illegal: {why}", i + 1);
-            InputError(crate::text::cut_words(&msg, 60))
+            let msg = format!("move {} ({step}) is illegal: {why}", i + 1);
+            InputError::new(InputKind::Move, crate::text::cut_words(&msg, 60))
         })?;
     }
     Ok(())

@@ -19,7 +19,7 @@ use crate::rules::Rules;
 use crate::solver::{Limit, Outcome, Solver, Verdict};
 use crate::stats::wilson;
 use crate::text::Cut;
-use crate::{Error, InputError};
+use crate::{Error, InputError, InputKind, Origin};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::io::{Seek, Write};
@@ -173,16 +173,18 @@ impl Seeds {
     /// numbers, as `1..1000,2024,5000..5010`: sorted, overlaps and repeats merged.
     ///
     /// # Errors
-    /// A message naming the flag and the item at fault.
+    /// A [`InputKind::Seeds`] error whose origin is the item at fault, quoted (the command
+    /// line adds its flag: ``--seeds `9..2`: the range is empty``).
     pub fn parse(s: &str) -> Result<Vec<(u64, u64)>, InputError> {
         let mut ranges = Vec::new();
         for item in s.split(',') {
+            let quoted = || Origin::Text(format!("`{}`", Cut(item.trim())));
             let bad = || {
-                InputError(format!(
-                    "--seeds `{}`: expected ranges like 1..1000 (inclusive) or numbers, \
-                     separated by commas",
-                    Cut(item.trim())
-                ))
+                InputError::new(
+                    InputKind::Seeds,
+                    "expected ranges like 1..1000 (inclusive) or numbers, separated by commas",
+                )
+                .at(quoted())
             };
             let (a, b) = match item.split_once("..") {
                 Some((a, b)) => (a, b.strip_prefix('=').unwrap_or(b)),
@@ -191,10 +193,11 @@ impl Seeds {
             let a: u64 = a.trim().parse().map_err(|_| bad())?;
             let b: u64 = b.trim().parse().map_err(|_| bad())?;
             if a > b {
-                return Err(InputError(format!(
-                    "--seeds `{}`: the range is empty ({a} > {b})",
-                    Cut(item.trim())
-                )));
+                return Err(InputError::new(
+                    InputKind::Seeds,
+                    format!("the range is empty ({a} > {b})"),
+                )
+                .at(quoted()));
             }
             ranges.push((a, b));
         }
@@ -212,13 +215,11 @@ impl Seeds {
     /// Parses `K/N` (shard K of N, K = 0..N-1).
     ///
     /// # Errors
-    /// A message naming the flag and the text.
+    /// A [`InputKind::Seeds`] error whose origin is the text, quoted.
     pub fn parse_shard(s: &str) -> Result<(u64, u64), InputError> {
         let bad = || {
-            InputError(format!(
-                "--shard `{}`: expected K/N with 0 <= K < N, like 0/4",
-                Cut(s)
-            ))
+            InputError::new(InputKind::Seeds, "expected K/N with 0 <= K < N, like 0/4")
+                .at(Origin::Text(format!("`{}`", Cut(s))))
         };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let k: u64 = k.trim().parse().map_err(|_| bad())?;
@@ -322,15 +323,24 @@ pub(crate) fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<
         .from_reader(reader);
     let header = r
         .headers()
-        .map_err(|e| InputError(format!("{origin}: line 1: {e}")))?
+        .map_err(|e| {
+            InputError::new(InputKind::Report, e.to_string())
+                .at(origin)
+                .on_line(1)
+        })?
         .iter()
         .collect::<Vec<_>>()
         .join(",");
     if header != HEADER && header != HEADER_V2 && header != HEADER_V1 {
-        return Err(InputError(format!(
-            "{origin}: line 1: not a castle batch file (header `{}`, expected `{HEADER}`)",
-            Cut(&header)
-        )));
+        return Err(InputError::new(
+            InputKind::Report,
+            format!(
+                "not a castle batch file (header `{}`, expected `{HEADER}`)",
+                Cut(&header)
+            ),
+        )
+        .at(origin)
+        .on_line(1));
     }
     let mut rows = Vec::new();
     for rec in r.deserialize::<Row>() {
@@ -355,10 +365,12 @@ fn row_error(origin: &str, e: &csv::Error) -> InputError {
         } => format!("{len} fields, expected {expected_len}"),
         _ => e.to_string(),
     };
-    InputError(format!(
-        "{origin}: line {line}: bad row: {}",
-        crate::text::cut_words(&what, 60)
-    ))
+    InputError::new(
+        InputKind::Report,
+        format!("bad row: {}", crate::text::cut_words(&what, 60)),
+    )
+    .at(origin)
+    .on_line(line as usize)
 }
 
 /// Takes an advisory lock on a batch CSV for this process (released when the file is
@@ -374,12 +386,18 @@ fn lock(file: &std::fs::File, origin: &str) -> Result<(), InputError> {
     }
     let e = std::io::Error::last_os_error();
     if e.kind() != std::io::ErrorKind::WouldBlock {
-        return Err(InputError(format!("{origin}: cannot lock the file: {e}")));
+        return Err(
+            InputError::new(InputKind::File, format!("cannot lock the file: {e}")).at(origin),
+        );
     }
     let holder = lock_holder(file).map_or(String::new(), |pid| format!(" (process {pid})"));
-    Err(InputError(format!(
-        "{origin}: another castle batch{holder} is appending to this file; wait for it to end, or give another --csv file"
-    )))
+    Err(InputError::new(
+        InputKind::File,
+        format!(
+            "another castle batch{holder} is appending to this file; wait for it to end, or give another file"
+        ),
+    )
+    .at(origin))
 }
 
 #[cfg(not(unix))]
@@ -420,7 +438,7 @@ pub fn open_for_append(
     retry_unknown: bool,
 ) -> Result<(std::fs::File, HashSet<u64>), InputError> {
     let origin = path.display().to_string();
-    let io = |e: std::io::Error| InputError(format!("{origin}: {e}"));
+    let io = |e: std::io::Error| InputError::new(InputKind::File, e.to_string()).at(path);
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .append(true)
@@ -441,10 +459,15 @@ pub fn open_for_append(
             .unwrap_or(&bytes);
         if !HEADER.as_bytes().starts_with(torn) {
             let shown = String::from_utf8_lossy(torn);
-            return Err(InputError(format!(
-                "{origin}: line 1: not a castle batch file (`{}` without a newline, expected the header `{HEADER}`)",
-                Cut(&shown)
-            )));
+            return Err(InputError::new(
+                InputKind::Report,
+                format!(
+                    "not a castle batch file (`{}` without a newline, expected the header `{HEADER}`)",
+                    Cut(&shown)
+                ),
+            )
+            .at(path)
+            .on_line(1));
         }
         file.set_len(0).map_err(io)?;
         file.write_all(format!("{HEADER}\n").as_bytes())
@@ -479,11 +502,15 @@ pub fn open_for_append(
     for (i, row) in rows.iter().enumerate() {
         let differ = differences(row, rules, numbering);
         if !differ.is_empty() {
-            return Err(InputError(format!(
-                "{origin}: line {}: the file's rows are for another batch: {}; give the file's options, or use another file",
-                i + 2,
-                differ.join("; ")
-            )));
+            return Err(InputError::new(
+                InputKind::Report,
+                format!(
+                    "the file's rows are for another batch: {}; give the file's options, or use another file",
+                    differ.join("; ")
+                ),
+            )
+            .at(path)
+            .on_line(i + 2));
         }
         if !retry_unknown || row.verdict != Verdict::Unknown.name() {
             done.insert(row.seed);
@@ -937,7 +964,7 @@ impl Batch {
                     .create(true)
                     .append(true)
                     .open(p)
-                    .map_err(|e| InputError(format!("{}: {e}", p.display())))?,
+                    .map_err(|e| InputError::new(InputKind::File, e.to_string()).at(p))?,
             ),
             None => None,
         };
@@ -1256,11 +1283,13 @@ mod tests {
             [(0, u64::MAX)]
         );
         for bad in ["9..2", "", "1,,2", "1..x", "a", "1..5,-3"] {
-            let e = Seeds::parse(bad).expect_err(bad).0;
+            let e = Seeds::parse(bad).expect_err(bad);
+            assert_eq!(e.kind, InputKind::Seeds);
+            let e = e.with_flag("--seeds").to_string();
             assert!(e.starts_with("--seeds `"), "{bad}: {e}");
         }
         // The message names the item at fault, not the whole list.
-        let e = Seeds::parse("1..100,9..2,300").unwrap_err().0;
+        let e = Seeds::parse("1..100,9..2,300").unwrap_err().to_string();
         assert!(e.contains("`9..2`") && !e.contains("300"), "{e}");
         // Sharding counts along the list, across its gaps.
         let s = Seeds {

@@ -9,7 +9,7 @@ use crate::peer::{PeerPreset, PeerRun, PeerVerdict};
 use crate::rules::Variant;
 use crate::solver::{Outcome, Solver, Verdict};
 use crate::state::Pruning;
-use crate::{Error, InputError};
+use crate::{Error, InputError, InputKind};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -231,11 +231,15 @@ pub fn chosen_sets(
         .map(|s| DealSet { numbering, ..s })
         .collect();
     match (only, chosen.first()) {
-        (Some(v), None) => Err(InputError(format!("--variant {v}: no benchmark set"))),
-        (Some(v), Some(set)) if !set.dealt() => Err(InputError(format!(
-            "--numbering {}: PySolFC numbering does not deal {v} (beleaguered-castle, streets-and-alleys and citadel only)",
-            numbering.name()
-        ))),
+        // This module is the command line's (`cli` feature): its errors name their flags.
+        (Some(v), None) => {
+            Err(InputError::new(InputKind::Usage, "no benchmark set").with_flag(format!("--variant {v}")))
+        }
+        (Some(v), Some(set)) if !set.dealt() => Err(InputError::new(
+            InputKind::Rules,
+            format!("PySolFC numbering does not deal {v} (beleaguered-castle, streets-and-alleys and citadel only)"),
+        )
+        .with_flag(format!("--numbering {}", numbering.name()))),
         _ => Ok(chosen.into_iter().filter(DealSet::dealt).collect()),
     }
 }
@@ -359,9 +363,11 @@ pub fn sets_with_peer(
     peer: &PeerOptions,
 ) -> Result<(), Error> {
     let Some(exe) = crate::peer::fc_solve_path() else {
-        return Err(InputError(
-            "--peer: fc-solve is not installed (Debian: apt-get install freecell-solver-bin; or set CASTLE_FC_SOLVE)".to_string(),
+        return Err(InputError::new(
+            InputKind::Usage,
+            "fc-solve is not installed (Debian: apt-get install freecell-solver-bin; or set CASTLE_FC_SOLVE)",
         )
+        .with_flag("--peer")
         .into());
     };
     let timeout = Duration::from_secs_f64(peer.seconds);

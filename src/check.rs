@@ -11,40 +11,29 @@ use crate::pile::Pile;
 use crate::rules::{Rules, SequenceMoves};
 use std::fmt;
 
-/// A move as written in a solution: the card, the pile names (`t1..tN`, `r1..rK`, `f`, `s`,
-/// `w`) and how many cards move (`card` is the bottom one of them).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A move as written in a solution: the card, the piles (written `t1..tN`, `r1..rK`, `f`,
+/// `s`, `w`) and how many cards move (`card` is the bottom one of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     /// The card that moves (the bottom card of a run).
     pub card: Card,
-    /// Source pile name.
-    pub from: String,
-    /// Destination pile name.
-    pub to: String,
+    /// Source pile.
+    pub from: Pile,
+    /// Destination pile.
+    pub to: Pile,
     /// Cards moved: 1, or a run's length under unlimited sequence moves.
     pub count: usize,
 }
 
 impl Step {
     /// A one-card step.
-    pub fn single(card: Card, from: &str, to: &str) -> Step {
+    pub fn single(card: Card, from: Pile, to: Pile) -> Step {
         Step {
             card,
-            from: from.to_string(),
-            to: to.to_string(),
+            from,
+            to,
             count: 1,
         }
-    }
-
-    /// The source pile, if its name is one ([`Pile`]'s spelling; whether the board has it
-    /// is [`Board::play`]'s question).
-    pub fn from_pile(&self) -> Option<Pile> {
-        self.from.parse().ok()
-    }
-
-    /// The destination pile, if its name is one.
-    pub fn to_pile(&self) -> Option<Pile> {
-        self.to.parse().ok()
     }
 }
 
@@ -75,13 +64,13 @@ pub struct IllegalMove {
 }
 
 /// Why one move is illegal on a board ([`Board::play`]), or cannot be read off it
-/// ([`Board::step_named`]). Pile names are given as the move wrote them.
+/// ([`Board::step_named`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StepError {
     /// The name is not a pile of this board.
     #[error("there is no pile {name} ({piles})")]
     NoPile {
-        /// The name as given.
+        /// The name as given (or the pile's own, for a pile this board lacks).
         name: String,
         /// The board's pile names, like `t1..t8, f`.
         piles: String,
@@ -114,12 +103,12 @@ pub enum StepError {
     SamePile,
     /// The source pile is empty.
     #[error("{0} is empty")]
-    Empty(String),
+    Empty(Pile),
     /// The source pile holds fewer cards than the run.
     #[error("{pile} holds only {holds} cards")]
     TooFew {
         /// The pile.
-        pile: String,
+        pile: Pile,
         /// Cards it holds.
         holds: usize,
     },
@@ -127,7 +116,7 @@ pub enum StepError {
     #[error("the top card of {pile} is {top}, not {card}")]
     NotOnTop {
         /// The pile.
-        pile: String,
+        pile: Pile,
         /// Its top card.
         top: Card,
         /// The card the move names.
@@ -139,7 +128,7 @@ pub enum StepError {
         /// Cards in the run.
         count: usize,
         /// The pile.
-        pile: String,
+        pile: Pile,
         /// The card found there.
         found: Card,
         /// The card the move names.
@@ -157,7 +146,7 @@ pub enum StepError {
     #[error("{pile} holds {holds}, not {card}")]
     CellHolds {
         /// The cell.
-        pile: String,
+        pile: Pile,
         /// Its card.
         holds: Card,
         /// The card the move names.
@@ -226,7 +215,7 @@ pub enum StepError {
     #[error("{pile} already holds {holds}")]
     CellFull {
         /// The cell.
-        pile: String,
+        pile: Pile,
         /// Its card.
         holds: Card,
     },
@@ -246,7 +235,7 @@ pub enum StepError {
     #[error("{pile} does not hold {count} cards")]
     DoesNotHold {
         /// The pile.
-        pile: String,
+        pile: Pile,
         /// Cards asked for.
         count: usize,
     },
@@ -255,8 +244,8 @@ pub enum StepError {
     NameTheFoundationCard {
         /// One of the cards shown.
         card: Card,
-        /// The destination as given.
-        to: String,
+        /// The destination.
+        to: Pile,
     },
 }
 
@@ -350,12 +339,20 @@ impl Board {
     }
 
     /// The pile `name` names, if this board has it.
-    fn place(&self, name: &str) -> Result<Pile, StepError> {
-        let bad = || StepError::NoPile {
+    fn place_named(&self, name: &str) -> Result<Pile, StepError> {
+        let pile: Pile = name.parse().map_err(|_| StepError::NoPile {
             name: name.to_string(),
             piles: self.names(),
+        })?;
+        self.place(pile)
+    }
+
+    /// `pile`, if this board has it.
+    fn place(&self, pile: Pile) -> Result<Pile, StepError> {
+        let bad = || StepError::NoPile {
+            name: pile.to_string(),
+            piles: self.names(),
         };
-        let pile: Pile = name.parse().map_err(|_| bad())?;
         let has = match pile {
             Pile::Tableau(i) => usize::from(i) < self.tableau.len(),
             Pile::Reserve(k) => usize::from(k) < self.reserve.len(),
@@ -423,8 +420,8 @@ impl Board {
     /// # Errors
     /// Why the move is illegal; the board is then unchanged.
     pub fn play(&mut self, step: &Step) -> Result<(), StepError> {
-        let from = self.place(&step.from)?;
-        let to = self.place(&step.to)?;
+        let from = self.place(step.from)?;
+        let to = self.place(step.to)?;
         let card = step.card;
         let count = step.count;
         if count == 0 {
@@ -464,10 +461,10 @@ impl Board {
                 let pile = &self.tableau[usize::from(p)];
                 if pile.len() < count {
                     return Err(if pile.is_empty() {
-                        StepError::Empty(step.from.clone())
+                        StepError::Empty(step.from)
                     } else {
                         StepError::TooFew {
-                            pile: step.from.clone(),
+                            pile: step.from,
                             holds: pile.len(),
                         }
                     });
@@ -476,14 +473,14 @@ impl Board {
                 if bottom != card {
                     return Err(if count == 1 {
                         StepError::NotOnTop {
-                            pile: step.from.clone(),
+                            pile: step.from,
                             top: bottom,
                             card,
                         }
                     } else {
                         StepError::NotAtDepth {
                             count,
-                            pile: step.from.clone(),
+                            pile: step.from,
                             found: bottom,
                             card,
                         }
@@ -500,12 +497,12 @@ impl Board {
                 Some(c) if c == card => {}
                 Some(c) => {
                     return Err(StepError::CellHolds {
-                        pile: step.from.clone(),
+                        pile: step.from,
                         holds: c,
                         card,
                     })
                 }
-                None => return Err(StepError::Empty(step.from.clone())),
+                None => return Err(StepError::Empty(step.from)),
             },
             Pile::Waste => match self.waste.last() {
                 Some(&c) if c == card => {}
@@ -555,7 +552,7 @@ impl Board {
             Pile::Reserve(k) => {
                 if let Some(c) = self.reserve[usize::from(k)] {
                     return Err(StepError::CellFull {
-                        pile: step.to.clone(),
+                        pile: step.to,
                         holds: c,
                     });
                 }
@@ -614,18 +611,18 @@ impl Board {
     /// If the source is not a pile of this board or shows no card.
     pub fn step_named(&self, from: &str, to: &str, count: usize) -> Result<Step, StepError> {
         let from = from.trim().to_ascii_lowercase();
-        let to = to.trim().to_ascii_lowercase();
+        let to = self.place_named(&to.trim().to_ascii_lowercase())?;
         if let Some(card) = from.strip_prefix("f:") {
             let card: Card = card.parse()?;
             return Ok(Step {
                 card,
-                from: "f".to_string(),
+                from: Pile::Foundation,
                 to,
                 count,
             });
         }
-        self.place(&from)?;
-        let shown = self.shown(&from, count.max(1));
+        let from = self.place_named(&from)?;
+        let shown = self.shown(from, count.max(1));
         match shown[..] {
             [card] => Ok(Step {
                 card,
@@ -642,16 +639,14 @@ impl Board {
         }
     }
 
-    /// The pile names of this board, in the order `legal_steps` tries them.
-    fn all_names(&self) -> Vec<String> {
-        Pile::all(self.tableau.len(), self.reserve.len(), self.rules.stock)
-            .map(|p| p.to_string())
-            .collect()
+    /// The piles of this board, in the order `legal_steps` tries them.
+    fn all_piles(&self) -> Vec<Pile> {
+        Pile::all(self.tableau.len(), self.reserve.len(), self.rules.stock).collect()
     }
 
     /// The card a pile shows for a move of `count` cards from it, if any.
-    fn shown(&self, name: &str, count: usize) -> Vec<Card> {
-        let Ok(place) = self.place(name) else {
+    fn shown(&self, pile: Pile, count: usize) -> Vec<Card> {
+        let Ok(place) = self.place(pile) else {
             return Vec::new();
         };
         match place {
@@ -689,30 +684,29 @@ impl Board {
 
     /// Every legal move here (as [`Board::legal_steps`]) with the board it leaves.
     pub fn successors(&self) -> Vec<(Step, Board)> {
-        let names = self.all_names();
+        let piles = self.all_piles();
         let unlimited = self.rules.options.sequence_moves == SequenceMoves::Unlimited;
         let mut steps = Vec::new();
         // One trial board and step, reset before each try (`clone_from` keeps their
         // allocations): most tries are illegal, and only a legal one is copied out.
         let mut board = self.clone();
-        for from in &names {
+        for &from in &piles {
             let max = match self.place(from) {
                 Ok(Pile::Tableau(p)) if unlimited => self.tableau[usize::from(p)].len().max(1),
                 _ => 1,
             };
             for count in 1..=max {
                 for card in self.shown(from, count) {
-                    let mut step = Step {
-                        card,
-                        from: from.clone(),
-                        to: String::new(),
-                        count,
-                    };
-                    for to in &names {
-                        step.to.clone_from(to);
+                    for &to in &piles {
+                        let step = Step {
+                            card,
+                            from,
+                            to,
+                            count,
+                        };
                         board.clone_from(self);
                         if board.play(&step).is_ok() {
-                            steps.push((step.clone(), board.clone()));
+                            steps.push((step, board.clone()));
                         }
                     }
                 }
@@ -762,7 +756,7 @@ pub fn replay(deal: &Deal, steps: &[Step]) -> Result<Board, IllegalMove> {
     for (i, step) in steps.iter().enumerate() {
         board.play(step).map_err(|why| IllegalMove {
             number: i + 1,
-            step: step.clone(),
+            step: *step,
             why,
         })?;
     }
@@ -790,8 +784,8 @@ pub fn steps_of(moves: &[crate::moves::Move]) -> Vec<Step> {
         .iter()
         .map(|m| Step {
             card: m.card,
-            from: Pile::from_index(m.from).to_string(),
-            to: Pile::from_index(m.to).to_string(),
+            from: Pile::from_index(m.from),
+            to: Pile::from_index(m.to),
             count: usize::from(m.count),
         })
         .collect()
@@ -816,10 +810,10 @@ mod tests {
                     let got = board.successors();
                     assert!(board == before, "{variant:?} {seed}: the board changed");
                     let mut want = Vec::new();
-                    for from in board.all_names() {
-                        for card in board.shown(&from, 1) {
-                            for to in board.all_names() {
-                                let step = Step::single(card, &from, &to);
+                    for from in board.all_piles() {
+                        for card in board.shown(from, 1) {
+                            for to in board.all_piles() {
+                                let step = Step::single(card, from, to);
                                 let mut b = board.clone();
                                 if b.play(&step).is_ok() {
                                     want.push((step, b));
@@ -844,7 +838,8 @@ mod tests {
     }
 
     /// Pile names in any script are refused with the board's names, never a panic (the
-    /// checker once split the name at its first byte).
+    /// checker once split the name at its first byte); a pile the board lacks is refused the
+    /// same way when played.
     #[test]
     fn non_ascii_pile_names_are_refused_not_panicked_on() {
         let deal = Deal::numbered(Variant::BeleagueredCastle.rules(), Default::default(), 1)
@@ -862,25 +857,42 @@ mod tests {
             "🂡",
             "",
             "t9",
+            "r1",
         ] {
-            let e = board
-                .clone()
-                .play(&Step::single(card, bad, "f"))
-                .unwrap_err();
+            let e = board.step_named(bad, "f", 1).unwrap_err();
             assert_eq!(
                 e.to_string(),
                 format!("there is no pile {bad} (t1..t8, f)"),
                 "{bad:?}"
             );
-            assert!(board.clone().play(&Step::single(card, "t1", bad)).is_err());
-            assert!(board.step_named(bad, "f", 1).is_err(), "{bad:?}");
-            assert!(
-                board.step_named("t1", bad, 1).is_ok(),
-                "the card is read off t1"
-            );
+            assert!(board.step_named("t1", bad, 1).is_err(), "{bad:?}");
         }
-        let e = replay(&deal, &[Step::single(card, "é", "f")]).unwrap_err();
+        // A pile that parses but is not on this board.
+        for missing in [Pile::Tableau(8), Pile::Reserve(0), Pile::Stock, Pile::Waste] {
+            let e = board
+                .clone()
+                .play(&Step::single(card, missing, Pile::Foundation))
+                .unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("there is no pile {missing} (t1..t8, f)")
+            );
+            assert!(board
+                .clone()
+                .play(&Step::single(card, Pile::Tableau(0), missing))
+                .is_err());
+        }
+        let e = replay(
+            &deal,
+            &[Step::single(card, Pile::Tableau(8), Pile::Foundation)],
+        )
+        .unwrap_err();
         assert_eq!(e.number, 1);
         assert!(matches!(e.why, StepError::NoPile { .. }));
+        // The bare number is a tableau pile, in any case and with spaces around.
+        assert_eq!(
+            board.step_named(" 1 ", "F", 1),
+            Ok(Step::single(card, Pile::Tableau(0), Pile::Foundation))
+        );
     }
 }

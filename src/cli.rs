@@ -12,7 +12,7 @@ use castle::bench::{PeerOptions, PeerPresets};
 use castle::formats::{self, Format, ReadOptions};
 use castle::render::Color;
 use castle::rules::SequenceMoves;
-use castle::{Deal, InputError, Limits, Pruning, Rules, Solver, Variant};
+use castle::{Deal, InputError, InputKind, Limits, Pruning, Rules, Solver, Variant};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -624,16 +624,16 @@ pub struct CheckCertificateArgs {
 }
 
 /// `--certificate-kind`: `auto`, `exact` or `quotient:K`.
-fn parse_certificate_kind(s: &str) -> Result<castle::solver::certify::Method, String> {
+fn parse_certificate_kind(s: &str) -> Result<castle::solver::certify::Method, InputError> {
     use castle::solver::certify::Method;
     match s {
         "auto" => Ok(Method::Auto),
         "exact" => Ok(Method::Exact),
         _ => match s.strip_prefix("quotient:").map(str::parse::<u8>) {
             Some(Ok(k)) if (1..=13).contains(&k) => Ok(Method::Quotient { k, dealt: true }),
-            _ => Err(format!(
+            _ => Err(input(format!(
                 "`{s}`: expected auto, exact or quotient:K (K = 1..13)"
-            )),
+            ))),
         },
     }
 }
@@ -730,15 +730,17 @@ pub struct BenchArgs {
     pub json: bool,
 }
 
+/// A refusal of the command line's own (flags that do not go together, a value out of
+/// range), its flags named in the message.
 fn input(msg: impl Into<String>) -> InputError {
-    InputError(msg.into())
+    InputError::new(InputKind::Usage, msg)
 }
 
 /// `--variant`, if given.
 pub fn parse_variant(name: Option<&str>) -> Result<Option<Variant>, InputError> {
     name.map(|s| {
         s.parse::<Variant>()
-            .map_err(|e| input(format!("--variant: {e}")))
+            .map_err(|e| InputError::new(InputKind::Rules, e.to_string()).with_flag("--variant"))
     })
     .transpose()
 }
@@ -763,7 +765,7 @@ pub fn read_input(path: &Path) -> Result<(String, String), castle::Error> {
         (b, origin)
     } else {
         let origin = path.display().to_string();
-        let cannot = |e| input(format!("{origin}: cannot read: {e}"));
+        let cannot = |e| InputError::new(InputKind::File, format!("cannot read: {e}")).at(path);
         let file = std::fs::File::open(path).map_err(cannot)?;
         let b = read_capped(file, &origin).map_err(cannot)??;
         (b, origin)
@@ -873,7 +875,7 @@ impl DealSource {
                     .rules
                     .to_rules(variant.unwrap_or(Variant::BeleagueredCastle))?;
                 Ok(Deal::numbered(rules, self.rules.numbering.into(), *seed)
-                    .map_err(|e| input(format!("--seed {seed}: {e}")))?)
+                    .map_err(|e| e.with_flag(format!("--seed {seed}")))?)
             }
             (None, Some(path)) => {
                 if self.rules.numbering != Numbering::Castle {
@@ -958,10 +960,10 @@ impl BudgetArgs {
 const CHECKPOINT_SECS: f64 = 120.0;
 
 /// `--spill-max GIB`: a positive number of GiB, as bytes.
-fn parse_gib(s: &str) -> Result<u64, String> {
+fn parse_gib(s: &str) -> Result<u64, InputError> {
     match s.parse::<f64>() {
         Ok(g) if g.is_finite() && g > 0.0 && g < 1e9 => Ok((g * f64::from(1u32 << 30)) as u64),
-        _ => Err(format!("`{s}` is not a positive number of GiB")),
+        _ => Err(input(format!("`{s}` is not a positive number of GiB"))),
     }
 }
 
@@ -977,20 +979,11 @@ fn spill_dir(dir: &std::path::Path) -> Result<std::sync::Arc<std::path::Path>, I
 }
 
 /// `--portfolio`: member names.
-fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, String> {
+fn parse_members(list: &str) -> Result<castle::solver::portfolio::Members, InputError> {
     match castle::solver::portfolio::Members::parse(list) {
         Ok(m) if m.0 != 0 => Ok(m),
-        Ok(_) => Err("no member named (try `all`)".to_string()),
-        Err(name) => {
-            let names: Vec<&str> = castle::solver::portfolio::Member::ALL
-                .iter()
-                .map(|m| m.name())
-                .collect();
-            Err(format!(
-                "`{name}` is not a member ({}, default, all)",
-                names.join(", ")
-            ))
-        }
+        Ok(_) => Err(input("no member named (try `all`)")),
+        Err(e) => Err(e),
     }
 }
 
@@ -1030,8 +1023,10 @@ impl SolveArgs {
         }
         match src.load() {
             // Nothing on standard input: the user gave no deal at all.
-            Err(castle::Error::Input(InputError(m)))
-                if implicit && m.starts_with("<stdin>: the file is empty") =>
+            Err(castle::Error::Input(e))
+                if implicit
+                    && e.origin == Some(castle::Origin::Stdin)
+                    && e.message.starts_with("the file is empty") =>
             {
                 Err(input(
                     "give a deal: --seed N (with --variant), a deal file, or the deal on standard input",
@@ -1114,13 +1109,13 @@ impl BatchArgs {
         let variant = parse_variant(Some(&self.variant))?.expect("variant given");
         let rules = self.rules.to_rules(variant)?;
         let numbering = self.rules.numbering.into();
-        let ranges = Seeds::parse(&self.seeds)?;
+        let ranges = Seeds::parse(&self.seeds).map_err(|e| e.with_flag("--seeds"))?;
         // Every seed of a range deals the same way; its ends tell whether they can.
         for &seed in ranges.iter().flat_map(|(a, b)| [a, b]) {
-            Deal::numbered(rules, numbering, seed).map_err(|e| input(format!("--seeds: {e}")))?;
+            Deal::numbered(rules, numbering, seed).map_err(|e| e.with_flag("--seeds"))?;
         }
         let (shard, shards) = match &self.shard {
-            Some(s) => Seeds::parse_shard(s)?,
+            Some(s) => Seeds::parse_shard(s).map_err(|e| e.with_flag("--shard"))?,
             None => (0, 1),
         };
         let solver = self.budget.to_solver()?;

@@ -39,9 +39,11 @@ pub fn bench(a: &BenchArgs, mut out: &mut impl Write) -> Result<()> {
         )?;
     } else if !a.deals.is_empty() {
         if a.numbering != cli::Numbering::Castle {
-            return Err(
-                InputError("--numbering applies to the sets, not to --deal files".into()).into(),
-            );
+            return Err(InputError::new(
+                castle::InputKind::Usage,
+                "--numbering applies to the sets, not to --deal files",
+            )
+            .into());
         }
         let deals = a.deals.iter().map(|p| cli::read_deal_file(p, variant));
         let threads = a.deal_threads();

@@ -165,10 +165,13 @@ impl std::str::FromStr for Numbering {
         match s.trim() {
             "castle" => Ok(Numbering::Castle),
             "pysol" => Ok(Numbering::Pysol),
-            _ => Err(crate::InputError(format!(
-                "`{}` is not a deal numbering (castle or pysol)",
-                crate::text::Cut(s)
-            ))),
+            _ => Err(crate::InputError::new(
+                crate::InputKind::Rules,
+                format!(
+                    "`{}` is not a deal numbering (castle or pysol)",
+                    crate::text::Cut(s)
+                ),
+            )),
         }
     }
 }
@@ -244,13 +247,16 @@ impl Deal {
             Numbering::Pysol => {
                 let own = rules.variant.rules().options.start_rank;
                 if rules.options.start_rank != own {
-                    return Err(crate::InputError(format!(
-                        "--numbering pysol deals {} as PySolFC does, with start rank {own}; drop --start-rank",
-                        rules.variant
-                    )));
+                    return Err(crate::InputError::new(
+                        crate::InputKind::Rules,
+                        format!(
+                            "PySolFC deals {} with start rank {own} only; drop the start rank option",
+                            rules.variant
+                        ),
+                    ));
                 }
                 let (tableau, f) = crate::pysol::pysol_layout(rules.variant, n)
-                    .map_err(|e| crate::InputError(e.to_string()))?;
+                    .map_err(|e| crate::InputError::new(crate::InputKind::Seeds, e.to_string()))?;
                 let mut deal = Deal::empty(rules);
                 deal.seed = Some(n);
                 deal.tableau = tableau;

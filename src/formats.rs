@@ -21,9 +21,10 @@
 
 use crate::card::{Card, Suit};
 use crate::deal::Deal;
+use crate::pile::Pile;
 use crate::rules::{Rules, SequenceMoves, Variant};
 use crate::text::Cut;
-use crate::InputError;
+use crate::{InputError, InputKind};
 use serde_json::Value;
 use std::str::FromStr;
 
@@ -45,10 +46,10 @@ impl FromStr for Format {
             "text" | "txt" => Ok(Format::Text),
             "fcs" | "fc-solve" => Ok(Format::Fcs),
             "json" | "solvitaire" => Ok(Format::Json),
-            _ => Err(InputError(format!(
-                "unknown deal format `{}` (text, fcs or json)",
-                Cut(s)
-            ))),
+            _ => Err(InputError::new(
+                InputKind::Usage,
+                format!("unknown deal format `{}` (text, fcs or json)", Cut(s)),
+            )),
         }
     }
 }
@@ -86,12 +87,15 @@ pub fn detect(text: &str) -> Format {
     }
 }
 
-fn err(origin: &str, line: usize, msg: impl std::fmt::Display) -> InputError {
-    InputError(format!("{origin}: line {line}: {msg}"))
+fn err(kind: InputKind, origin: &str, line: usize, msg: impl std::fmt::Display) -> InputError {
+    InputError::new(kind, msg.to_string())
+        .at(origin)
+        .on_line(line)
 }
 
 fn parse_card(origin: &str, line: usize, tok: &str) -> Result<Card, InputError> {
-    tok.parse::<Card>().map_err(|e| err(origin, line, e))
+    tok.parse::<Card>()
+        .map_err(|e| InputError::from(e).at(origin).on_line(line))
 }
 
 /// Reads the deal of a JSON document (castle's solve report or deal object, a save file, or
@@ -116,9 +120,9 @@ pub fn read_json_deal(text: &str, origin: &str) -> Result<Deal, InputError> {
 /// An [`InputError`] naming the file, line and card or field at fault.
 pub fn read_deal(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputError> {
     if text.trim().is_empty() {
-        return Err(InputError(format!(
-            "{origin}: the file is empty (expected a deal)"
-        )));
+        return Err(
+            InputError::new(InputKind::Deal, "the file is empty (expected a deal)").at(origin),
+        );
     }
     let format = opts.format.unwrap_or_else(|| detect(text));
     let deal = match format {
@@ -128,9 +132,13 @@ pub fn read_deal(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, In
     };
     deal.validate().map_err(|e| match e {
         crate::deal::DealError::PileCount { found, .. } if opts.variant.is_none() => {
-            InputError(format!("{origin}: {e}{}", variants_with_piles(found)))
+            InputError::new(
+                InputKind::Deal,
+                format!("{e}{}", variants_with_piles(found)),
+            )
+            .at(origin)
         }
-        e => InputError(format!("{origin}: {e}")),
+        e => InputError::new(InputKind::Deal, e.to_string()).at(origin),
     })?;
     Ok(deal)
 }
@@ -170,9 +178,11 @@ struct FileRules {
 fn rules_for(origin: &str, file: &FileRules, opts: ReadOptions) -> Result<Rules, InputError> {
     let variant = match (file.variant, opts.variant) {
         (Some(f), Some(c)) if f != c => {
-            return Err(InputError(format!(
-                "{origin}: the file says variant {f}, but --variant says {c}"
-            )))
+            return Err(InputError::new(
+                InputKind::Rules,
+                format!("the file says variant {f}, but the command asks for {c}"),
+            )
+            .at(origin))
         }
         (Some(v), _) | (None, Some(v)) => v,
         (None, None) => Variant::BeleagueredCastle,
@@ -187,7 +197,7 @@ fn rules_for(origin: &str, file: &FileRules, opts: ReadOptions) -> Result<Rules,
     if let Some(r) = opts.start_rank {
         rules = rules
             .with_start_rank(r)
-            .map_err(|e| InputError(format!("{origin}: {e}")))?;
+            .map_err(|e| InputError::from(e).at(origin))?;
     } else if let Some((r, at)) = file_rank {
         // The file's own field is at fault, not a flag.
         rules = rules.with_start_rank(*r).map_err(|e| {
@@ -199,7 +209,7 @@ fn rules_for(origin: &str, file: &FileRules, opts: ReadOptions) -> Result<Rules,
                     format!("a start rank is for the Beleaguered Castle family, not {v}")
                 }
             };
-            InputError(format!("{origin}: {at}: {why}"))
+            InputError::new(InputKind::Rules, format!("{at}: {why}")).at(origin)
         })?;
     }
     if let Some(f) = opts.foundation_return.or(file.foundation_return) {
@@ -224,6 +234,7 @@ fn foundations_from(
         let s = top.suit().index();
         if used[s] == rules.decks as usize {
             return Err(err(
+                InputKind::Deal,
                 origin,
                 line,
                 format!(
@@ -250,6 +261,7 @@ fn parse_bool(origin: &str, line: usize, key: &str, value: &str) -> Result<bool,
         "yes" | "true" | "on" => Ok(true),
         "no" | "false" | "off" => Ok(false),
         _ => Err(err(
+            InputKind::Rules,
             origin,
             line,
             format!("`{key}` is `{}`; expected yes or no", Cut(value)),
@@ -279,6 +291,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
         }
         let Some((key, value)) = l.split_once(':') else {
             return Err(err(
+                InputKind::Deal,
                 origin,
                 line,
                 format!("expected `name: value`, found `{}`", Cut(l)),
@@ -288,23 +301,33 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
         let value = value.trim();
         match key.as_str() {
             "variant" => {
-                file.variant = Some(value.parse::<Variant>().map_err(|e| err(origin, line, e))?);
+                file.variant = Some(
+                    value
+                        .parse::<Variant>()
+                        .map_err(|e| err(InputKind::Rules, origin, line, e))?,
+                );
             }
             "seed" => {
                 seed =
                     Some(value.parse::<u64>().map_err(|_| {
-                        err(origin, line, format!("`{}` is not a deal number", Cut(value)))
+                        err(
+                            InputKind::Deal,
+                            origin,
+                            line,
+                            format!("`{}` is not a deal number", Cut(value)),
+                        )
                     })?);
             }
             "numbering" => {
                 // Whose number `seed` is; the cards are given, so it is only checked.
                 value
                     .parse::<crate::deal::Numbering>()
-                    .map_err(|e| err(origin, line, e))?;
+                    .map_err(|e| err(InputKind::Rules, origin, line, e))?;
             }
             "start-rank" => {
                 let rank = value.parse::<u8>().map_err(|_| {
                     err(
+                        InputKind::Rules,
                         origin,
                         line,
                         format!("`{}` is not a start rank (0..12)", Cut(value)),
@@ -316,7 +339,11 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
                 file.foundation_return = Some(parse_bool(origin, line, &key, value)?);
             }
             "sequence-moves" => {
-                file.sequence_moves = Some(value.parse().map_err(|e| err(origin, line, e))?);
+                file.sequence_moves = Some(
+                    value
+                        .parse()
+                        .map_err(|e| err(InputKind::Rules, origin, line, e))?,
+                );
             }
             "foundations" => {
                 for c in card_list(origin, line, value)? {
@@ -327,16 +354,27 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             "stock" => stock = card_list(origin, line, value)?,
             "waste" => waste = card_list(origin, line, value)?,
             k if k.starts_with('t') => {
-                let n: usize = k[1..]
-                    .parse()
-                    .ok()
-                    .filter(|&n| (1..=64).contains(&n))
-                    .ok_or_else(|| err(origin, line, format!("`{}` is not a pile name", Cut(&key))))?;
+                let n = match k.parse::<Pile>() {
+                    Ok(Pile::Tableau(i)) if usize::from(i) < 64 => usize::from(i) + 1,
+                    _ => {
+                        return Err(err(
+                            InputKind::Pile,
+                            origin,
+                            line,
+                            format!("`{}` is not a pile name", Cut(&key)),
+                        ))
+                    }
+                };
                 if piles.len() < n {
                     piles.resize(n, None);
                 }
                 if piles[n - 1].is_some() {
-                    return Err(err(origin, line, format!("pile {key} is given twice")));
+                    return Err(err(
+                        InputKind::Deal,
+                        origin,
+                        line,
+                        format!("pile {key} is given twice"),
+                    ));
                 }
                 let cards = value
                     .split_whitespace()
@@ -346,6 +384,7 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             }
             _ => {
                 return Err(err(
+                    InputKind::Deal,
                     origin,
                     line,
                     format!(
@@ -359,7 +398,15 @@ fn read_text(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
     let tableau = piles
         .into_iter()
         .enumerate()
-        .map(|(i, p)| p.ok_or_else(|| InputError(format!("{origin}: pile t{} is missing", i + 1))))
+        .map(|(i, p)| {
+            p.ok_or_else(|| {
+                InputError::new(
+                    InputKind::Deal,
+                    format!("pile {} is missing", Pile::Tableau(i as u8)),
+                )
+                .at(origin)
+            })
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let rules = rules_for(origin, &file, opts)?;
     Ok(Deal {
@@ -389,6 +436,7 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
             for tok in l["foundations:".len()..].split_whitespace() {
                 let (s, r) = tok.split_once('-').ok_or_else(|| {
                     err(
+                        InputKind::Deal,
                         origin,
                         line,
                         format!("`{}` is not a foundation (like `H-5` or `S-0`)", Cut(tok)),
@@ -401,6 +449,7 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
                     .filter(|_| s.len() == 1)
                     .ok_or_else(|| {
                         err(
+                            InputKind::Card,
                             origin,
                             line,
                             format!("`{}`: `{}` is not a suit", Cut(tok), Cut(s)),
@@ -411,6 +460,7 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
                 } else {
                     crate::card::parse_rank(r).ok_or_else(|| {
                         err(
+                            InputKind::Card,
                             origin,
                             line,
                             format!("`{}`: `{}` is not a rank", Cut(tok), Cut(r)),
@@ -419,6 +469,7 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
                 };
                 if std::mem::replace(&mut seen[suit.index()], true) {
                     return Err(err(
+                        InputKind::Deal,
                         origin,
                         line,
                         format!("two foundations of suit {}", suit.letter()),
@@ -453,26 +504,43 @@ fn read_fcs(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputEr
     })
 }
 
+/// An error in a JSON document, where the field named in `msg` is at fault (no line).
+fn json_err(kind: InputKind, origin: &str, msg: impl std::fmt::Display) -> InputError {
+    InputError::new(kind, msg.to_string()).at(origin)
+}
+
 fn json_cards(v: &Value, what: &str, origin: &str) -> Result<Vec<Card>, InputError> {
-    let arr = v
-        .as_array()
-        .ok_or_else(|| InputError(format!("{origin}: {what} must be a list of cards")))?;
+    let arr = v.as_array().ok_or_else(|| {
+        json_err(
+            InputKind::Deal,
+            origin,
+            format!("{what} must be a list of cards"),
+        )
+    })?;
     arr.iter()
         .enumerate()
         .map(|(k, c)| {
             let s = c.as_str().ok_or_else(|| {
-                InputError(format!("{origin}: {what}[{k}] must be a card string"))
+                json_err(
+                    InputKind::Card,
+                    origin,
+                    format!("{what}[{k}] must be a card string"),
+                )
             })?;
             s.parse::<Card>()
-                .map_err(|e| InputError(format!("{origin}: {what}[{k}]: {e}")))
+                .map_err(|e| json_err(InputKind::Card, origin, format!("{what}[{k}]: {e}")))
         })
         .collect()
 }
 
 fn json_piles(v: &Value, what: &str, origin: &str) -> Result<Vec<Vec<Card>>, InputError> {
-    let arr = v
-        .as_array()
-        .ok_or_else(|| InputError(format!("{origin}: {what} must be a list of piles")))?;
+    let arr = v.as_array().ok_or_else(|| {
+        json_err(
+            InputKind::Deal,
+            origin,
+            format!("{what} must be a list of piles"),
+        )
+    })?;
     arr.iter()
         .enumerate()
         .map(|(i, p)| json_cards(p, &format!("{what}[{i}]"), origin))
@@ -480,14 +548,20 @@ fn json_piles(v: &Value, what: &str, origin: &str) -> Result<Vec<Vec<Card>>, Inp
 }
 
 fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputError> {
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| InputError(format!("{origin}: line {}: invalid JSON: {e}", e.line())))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        err(
+            InputKind::Deal,
+            origin,
+            e.line(),
+            format!("invalid JSON: {e}"),
+        )
+    })?;
     let mut file = FileRules::default();
     let (deal_v, seed) = if let Some(d) = v.get("deal") {
         if let Some(s) = v.get("variant").and_then(Value::as_str) {
             file.variant = Some(
                 s.parse::<Variant>()
-                    .map_err(|e| InputError(format!("{origin}: {e}")))?,
+                    .map_err(|e| json_err(InputKind::Rules, origin, e))?,
             );
         }
         file.start_rank = v
@@ -498,10 +572,13 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             .pointer("/options/foundation_return")
             .and_then(Value::as_bool);
         if let Some(s) = v.pointer("/options/sequence_moves").and_then(Value::as_str) {
-            file.sequence_moves = Some(
-                s.parse()
-                    .map_err(|e| InputError(format!("{origin}: options.sequence_moves: {e}")))?,
-            );
+            file.sequence_moves = Some(s.parse().map_err(|e| {
+                json_err(
+                    InputKind::Rules,
+                    origin,
+                    format!("options.sequence_moves: {e}"),
+                )
+            })?);
         }
         (d, v.get("seed").and_then(Value::as_u64))
     } else {
@@ -511,9 +588,11 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
         .get("tableau")
         .or_else(|| deal_v.get("tableau piles"))
         .ok_or_else(|| {
-            InputError(format!(
-                "{origin}: no `tableau` (or Solvitaire `tableau piles`) field"
-            ))
+            json_err(
+                InputKind::Deal,
+                origin,
+                "no `tableau` (or Solvitaire `tableau piles`) field",
+            )
         })?;
     let tableau = json_piles(tableau_v, "tableau", origin)?;
     let mut tops = Vec::new();
@@ -525,10 +604,14 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
             let Some(&top) = pile.last() else { continue };
             for (k, c) in pile.iter().enumerate() {
                 if c.suit() != top.suit() || c.rank() as usize != k + 1 {
-                    return Err(InputError(format!(
-                        "{origin}: foundations[{i}] must run from the ace up in one suit; found {c} at position {}",
-                        k + 1
-                    )));
+                    return Err(json_err(
+                        InputKind::Deal,
+                        origin,
+                        format!(
+                            "foundations[{i}] must run from the ace up in one suit; found {c} at position {}",
+                            k + 1
+                        ),
+                    ));
                 }
             }
             tops.push((top, 1));
@@ -545,8 +628,11 @@ fn read_json(text: &str, origin: &str, opts: ReadOptions) -> Result<Deal, InputE
     let [reserve, stock, waste] = lists;
     let rules = rules_for(origin, &file, opts)?;
     Ok(Deal {
-        foundations: foundations_from(&tops, &rules, origin)
-            .map_err(|e| InputError(e.0.replace(": line 1:", ": foundations:")))?,
+        foundations: foundations_from(&tops, &rules, origin).map_err(|e| InputError {
+            line: None,
+            message: format!("foundations: {}", e.message),
+            ..e
+        })?,
         rules,
         seed,
         tableau,
@@ -627,10 +713,13 @@ pub fn write_text(deal: &Deal) -> String {
 /// For a deal fc-solve's format cannot hold: two decks, a stock or a waste.
 pub fn write_fcs(deal: &Deal) -> Result<String, InputError> {
     if deal.rules.decks > 1 || deal.rules.stock {
-        return Err(InputError(format!(
-            "--format fcs cannot hold a {} deal (two decks and a stock); use text or json",
-            deal.rules.variant
-        )));
+        return Err(InputError::new(
+            InputKind::Usage,
+            format!(
+                "fc-solve's format cannot hold a {} deal (two decks and a stock); use text or json",
+                deal.rules.variant
+            ),
+        ));
     }
     let f: Vec<String> = Suit::ALL
         .iter()

@@ -18,7 +18,7 @@ use crate::pile::Pile;
 use crate::play::game::Game;
 use crate::play::game::{fill_step, foundation_suit, safe_home, view, View};
 use crate::solver::{Outcome, Verdict};
-use crate::InputError;
+use crate::{InputError, InputKind};
 use serde::Serialize;
 
 /// One pile as the page draws it.
@@ -67,14 +67,14 @@ pub fn automatic_moves(deal: &Deal, steps: &[Step]) -> Vec<bool> {
     let mut out = Vec::with_capacity(steps.len());
     for s in steps {
         let fill = fill_step(&board).is_some_and(|f| f == *s);
-        let home = s.to_pile() == Some(Pile::Foundation)
+        let home = s.to == Pile::Foundation
             && s.count == 1
-            && match s.from_pile() {
-                Some(Pile::Tableau(i)) => board
+            && match s.from {
+                Pile::Tableau(i) => board
                     .tableau
                     .get(usize::from(i))
                     .is_some_and(|p| safe_home(&board, s.card, p.len() == 1)),
-                Some(Pile::Reserve(_)) => safe_home(&board, s.card, false),
+                Pile::Reserve(_) => safe_home(&board, s.card, false),
                 _ => false,
             };
         out.push(fill || home);
@@ -124,17 +124,18 @@ pub fn page(
         let t = v.tableau.len();
         let (id, place, suit) = if i < t {
             let side = if i < left_n { "left" } else { "right" };
-            (format!("t{}", i + 1), side, None)
+            (Pile::Tableau(i as u8).to_string(), side, None)
         } else if i < t + nf {
             let k = i - t;
             let suit = foundation_suit(k, nf).map(|s| s.symbol());
+            // The page shows each foundation pile, so each has an id of its own.
             (format!("f{}", k + 1), "found", suit)
         } else if i < t + nf + v.reserve.len() {
-            (format!("r{}", i - t - nf + 1), "cell", None)
+            (Pile::Reserve((i - t - nf) as u8).to_string(), "cell", None)
         } else if i == t + nf + v.reserve.len() {
-            ("s".to_string(), "stock", None)
+            (Pile::Stock.to_string(), "stock", None)
         } else {
-            ("w".to_string(), "waste", None)
+            (Pile::Waste.to_string(), "waste", None)
         };
         piles.push(PileJson {
             id,
@@ -150,14 +151,22 @@ pub fn page(
     let mut before = piles_of(&v);
     for (k, s) in steps.iter().enumerate() {
         board.play(s).map_err(|why| {
-            InputError(format!("{origin}: move {} ({s}) is illegal: {why}", k + 1))
+            InputError::new(
+                InputKind::Move,
+                format!("move {} ({s}) is illegal: {why}", k + 1),
+            )
+            .at(origin)
         })?;
         let after = piles_of(&view(&board));
         let mv = diff(&before, &after).ok_or_else(|| {
-            InputError(format!(
-                "{origin}: move {} ({s}) does not move cards from one pile to another",
-                k + 1
-            ))
+            InputError::new(
+                InputKind::Move,
+                format!(
+                    "move {} ({s}) does not move cards from one pile to another",
+                    k + 1
+                ),
+            )
+            .at(origin)
         })?;
         moves.push(MoveJson {
             text: s.to_string(),
@@ -258,7 +267,7 @@ pub fn solve_page(deal: &Deal, out: &Outcome, numbering: Numbering) -> Result<St
 pub fn show_page(text: &str, origin: &str) -> Result<String, InputError> {
     let game = Game::from_json(text, origin)?;
     let deal = game.deal().clone();
-    let steps: Vec<Step> = game.history().iter().map(|e| e.step.clone()).collect();
+    let steps: Vec<Step> = game.history().iter().map(|e| e.step).collect();
     let saved = serde_json::from_str::<serde_json::Value>(text)
         .ok()
         .is_some_and(|v| v.get("play").is_some());
@@ -415,7 +424,7 @@ mod tests {
                 assert!(a, "the fill {s} is automatic");
                 fills += 1;
             }
-            if matches!(s.to_pile(), Some(Pile::Tableau(_))) && board.pending_fill().is_none() {
+            if matches!(s.to, Pile::Tableau(_)) && board.pending_fill().is_none() {
                 assert!(!a, "{s} is the player's");
             }
             board.play(s).unwrap();
@@ -436,9 +445,17 @@ mod tests {
             .unwrap();
         steps.insert(
             0,
-            Step::single(deal.tableau[pile][0], &format!("t{}", pile + 1), "f"),
+            Step::single(
+                deal.tableau[pile][0],
+                Pile::Tableau(pile as u8),
+                Pile::Foundation,
+            ),
         );
         let e = page(&deal, &steps, &[], "t", "n", "sol.json").unwrap_err();
-        assert!(e.0.starts_with("sol.json: move "), "{}", e.0);
+        assert_eq!(
+            (e.kind, e.origin.clone()),
+            (InputKind::Move, Some("sol.json".into()))
+        );
+        assert!(e.to_string().starts_with("sol.json: move "), "{e}");
     }
 }

@@ -95,6 +95,7 @@
 //!
 //! ```
 //! use castle::check::{check_win, steps_of, CheckError, Step};
+//! use castle::pile::Pile;
 //! use castle::{Deal, Solver, Variant};
 //!
 //! let rules = Variant::BeleagueredCastle.rules().with_start_rank(12)?;
@@ -104,7 +105,7 @@
 //!
 //! // A king does not build on a king: the checker names the first illegal move.
 //! let top = *deal.tableau[0].last().unwrap();
-//! let wrong = [Step::single(top, "t1", "t2")];
+//! let wrong = [Step::single(top, Pile::Tableau(0), Pile::Tableau(1))];
 //! match check_win(&deal, &wrong) {
 //!     Err(CheckError::Illegal(e)) => assert_eq!(e.number, 1),
 //!     other => panic!("expected an illegal move, got {other:?}"),
@@ -144,13 +145,7 @@ pub mod winrates;
 
 pub use card::{Card, Suit};
 pub use deal::Deal;
-pub use error::Error;
+pub use error::{Error, InputError, InputKind, Origin};
 pub use rules::{Rules, Variant};
 pub use solver::{Limit, Limits, Outcome, Phase, SolveError, Solver, Verdict};
 pub use state::Pruning;
-
-/// Bad input from a person or a file: the message names the file, line, card or flag at
-/// fault. The command-line tool exits with code 2 for these.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct InputError(pub String);

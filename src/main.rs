@@ -85,9 +85,11 @@ fn parse_command_line() -> Cli {
 /// like the same bytes in a file.
 fn play_error(e: std::io::Error) -> anyhow::Error {
     if e.kind() == std::io::ErrorKind::InvalidData {
-        InputError(format!(
-            "<stdin>: {e} (castle play reads one command per line, as UTF-8 text)"
-        ))
+        InputError::new(
+            castle::InputKind::Text,
+            format!("{e} (castle play reads one command per line, as UTF-8 text)"),
+        )
+        .at(castle::Origin::Stdin)
         .into()
     } else {
         e.into()
@@ -105,7 +107,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     let text = formats::write_text_numbered(&deal, a.source.numbering());
                     out.write_all(text.as_bytes())?;
                 }
-                DealFormat::Fcs => out.write_all(formats::write_fcs(&deal)?.as_bytes())?,
+                DealFormat::Fcs => {
+                    let board =
+                        formats::write_fcs(&deal).map_err(|e| e.with_flag("--format fcs"))?;
+                    out.write_all(board.as_bytes())?;
+                }
                 DealFormat::Json => report::write_deal(&mut out, &deal, a.source.numbering())?,
             }
         }
@@ -151,11 +157,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let deal = a.source.load()?;
                 let (text, origin) = cli::read_input(&a.file)?;
                 let json = a.format == OutFormat::Json;
-                verify::verify_fc_solve(&mut out, &deal, &text, &origin, json)?
+                // Rules fc-solve does not play are the flag's fault, not the file's.
+                verify::verify_fc_solve(&mut out, &deal, &text, &origin, json).map_err(
+                    |e| match e {
+                        castle::Error::Input(e) if e.origin.is_none() => {
+                            castle::Error::Input(e.with_flag("--fc-solve"))
+                        }
+                        e => e,
+                    },
+                )?
             } else {
                 if a.source.given() || a.format != OutFormat::Text {
-                    return Err(InputError(
-                        "the deal's flags (--variant, --seed, --deal, the rule options) and --format go with --fc-solve (a solve report names its deal and rules)".into(),
+                    return Err(InputError::new(
+                        castle::InputKind::Usage,
+                        "the deal's flags (--variant, --seed, --deal, the rule options) and --format go with --fc-solve (a solve report names its deal and rules)",
                     ).into());
                 }
                 let (text, origin) = cli::read_input(&a.file)?;
@@ -171,7 +186,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             match &a.output {
                 Some(p) => {
                     std::fs::write(p, page).map_err(|e| {
-                        InputError(format!("-o {}: cannot write: {e}", p.display()))
+                        InputError::new(castle::InputKind::File, format!("cannot write: {e}"))
+                            .at(p)
+                            .with_flag("-o")
                     })?;
                     eprintln!(
                         "the page is in {} (open it in a browser; {}#move=N opens it at move N)",
@@ -201,7 +218,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let deal = a.source.load()?;
             let solver = a.budget.to_solver()?;
             let mut board = Board::new(&deal);
-            analyze::play_after(&mut board, &a.after)?;
+            analyze::play_after(&mut board, &a.after).map_err(|e| e.with_flag("--after"))?;
             let analysis = analyze::analyze(&board, &solver)?;
             match a.format {
                 OutFormat::Json => report::write_analysis(&mut out, &analysis)?,

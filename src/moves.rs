@@ -1,5 +1,9 @@
 //! Moves: the packed [`Move`] of the search, the fixed-capacity [`MoveList`] it generates into,
 //! and the pile indices a move names (written as [`Pile`] names).
+//!
+//! The search keeps piles as packed `u8` indices in its hot loop (a [`Move`] is four bytes);
+//! everywhere a pile is read or written for a person it is a [`Pile`], converted at the
+//! boundary by [`Pile::from_index`] and [`Pile::index`] (docs/design.md, "Errors and piles").
 
 use crate::card::Card;
 use crate::pile::Pile;

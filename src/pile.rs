@@ -38,9 +38,12 @@ pub enum Pile {
 
 /// Text that is not a pile name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("`{text}` is not a pile name (t1..tN, r1..rK, f, s or w)")]
+#[error(
+    "`{}` is not a pile name (t1..tN, r1..rK, f, s or w)",
+    crate::text::Cut(text)
+)]
 pub struct PileError {
-    /// The text at fault, as given.
+    /// The text at fault, as given (the message cuts a long one).
     pub text: String,
 }
 
@@ -99,7 +102,9 @@ impl FromStr for Pile {
     type Err = PileError;
 
     /// Reads `t1..`, `r1..`, `f`, `s` or `w` (lower case, no spaces; the number in ASCII
-    /// digits, from 1).
+    /// digits, from 1), or a bare number for a tableau pile (`3` is `t3`). This is the one
+    /// reader of pile names in castle: solutions, the checker, `--after`, `castle play`, deal
+    /// files and saved games all come through it.
     ///
     /// # Errors
     /// [`PileError`] naming the text, for anything else (never a panic, whatever the text).
@@ -116,6 +121,12 @@ impl FromStr for Pile {
             ('w', "") => return Ok(Pile::Waste),
             _ => {}
         }
+        // The bare-number shorthand: `3` is `t3` (as `castle play` and `--after` read it).
+        let (kind, digits) = if kind.is_ascii_digit() {
+            ('t', text)
+        } else {
+            (kind, digits)
+        };
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return Err(bad());
         }
@@ -129,6 +140,30 @@ impl FromStr for Pile {
     }
 }
 
+/// A pile equals a text that is its name as [`Display`](fmt::Display) writes it (`t3`, `f`):
+/// handy in tests and filters (`step.to == "f"`).
+impl PartialEq<str> for Pile {
+    fn eq(&self, name: &str) -> bool {
+        match *self {
+            Pile::Foundation => name == "f",
+            Pile::Stock => name == "s",
+            Pile::Waste => name == "w",
+            // Read back, but only the spelling `Display` writes (no bare number, no `t01`).
+            _ => {
+                name.get(1..).is_some_and(|n| !n.starts_with('0'))
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                    && name.parse::<Pile>() == Ok(*self)
+            }
+        }
+    }
+}
+
+impl PartialEq<&str> for Pile {
+    fn eq(&self, name: &&str) -> bool {
+        *self == **name
+    }
+}
+
 impl fmt::Display for Pile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -138,6 +173,26 @@ impl fmt::Display for Pile {
             Pile::Stock => f.pad("s"),
             Pile::Waste => f.pad("w"),
         }
+    }
+}
+
+/// Written as its name (`"t3"`), as solve reports and saved games hold it.
+impl serde::Serialize for Pile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Read from its name by [`FromStr`], spaces around it and upper case allowed (`" T3"`): a
+/// solve report typed or edited by hand reads as the one castle wrote.
+impl<'de> serde::Deserialize<'de> for Pile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Pile, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        name.trim().to_ascii_lowercase().parse().map_err(|_| {
+            serde::de::Error::custom(PileError {
+                text: name.into_owned(),
+            })
+        })
     }
 }
 
@@ -155,6 +210,16 @@ mod tests {
         assert_eq!("f".parse(), Ok(Pile::Foundation));
         assert_eq!("s".parse(), Ok(Pile::Stock));
         assert_eq!("w".parse(), Ok(Pile::Waste));
+        // The bare-number shorthand for a tableau pile.
+        assert_eq!("3".parse(), Ok(Pile::Tableau(2)));
+        assert_eq!("12".parse(), Ok(Pile::Tableau(11)));
+        assert!("0".parse::<Pile>().is_err());
+        assert_eq!(Pile::Tableau(2), "t3");
+        assert_ne!(Pile::Tableau(2), "3");
+        assert_ne!(Pile::Tableau(2), "t03");
+        assert_ne!(Pile::Tableau(2), "r3");
+        assert_ne!(Pile::Reserve(0), "");
+        assert_eq!(Pile::Foundation, "f");
     }
 
     #[test]
@@ -221,10 +286,39 @@ mod tests {
             for p in piles {
                 let name = p.to_string();
                 assert_eq!(name.parse::<Pile>(), Ok(p), "{v:?} {name}");
+                assert!(p == name.as_str());
+                if let Pile::Tableau(i) = p {
+                    let bare = (i + 1).to_string();
+                    assert_eq!(bare.parse::<Pile>(), Ok(p), "{v:?} {bare}");
+                }
                 assert_eq!(Pile::from_index(p.index()), p);
                 assert_eq!(crate::moves::pile_name(p.index()), name);
             }
         }
+    }
+
+    #[test]
+    fn reads_and_writes_json_by_name() {
+        let p: Vec<Pile> = serde_json::from_str(r#"["t3", " R1 ", "f", "4"]"#).unwrap();
+        assert_eq!(
+            p,
+            [
+                Pile::Tableau(2),
+                Pile::Reserve(0),
+                Pile::Foundation,
+                Pile::Tableau(3)
+            ]
+        );
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"["t3","r1","f","t4"]"#
+        );
+        let e = serde_json::from_str::<Pile>(r#""é1""#).unwrap_err();
+        assert!(e.to_string().contains("`é1` is not a pile name"), "{e}");
+        // A long name is cut in the message.
+        let long = format!("\"t{}\"", "X".repeat(2000));
+        let e = serde_json::from_str::<Pile>(&long).unwrap_err();
+        assert!(e.to_string().len() < 400, "{e}");
     }
 
     #[test]

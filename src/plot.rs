@@ -18,7 +18,7 @@
 
 use crate::batch::Row;
 use crate::stats::{Merge, Summary};
-use crate::{Error, InputError};
+use crate::{Error, InputError, InputKind};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -80,16 +80,21 @@ pub fn check_path(path: &Path) -> Result<(), Error> {
         ]
         .contains(&e.as_str())
     }) {
-        return Err(InputError(format!(
-            "--plot {}: castle draws SVG only (a .{e} file would need font files; any browser opens the SVG, and converters make a bitmap of it): give a name ending in .svg",
-            path.display()
-        ))
+        return Err(InputError::new(
+            InputKind::Usage,
+            format!("castle draws SVG only (a .{e} file would need font files; any browser opens the SVG, and converters make a bitmap of it): give a name ending in .svg"),
+        )
+        .at(path)
+        .with_flag("--plot")
         .into());
     }
     // The SVG backend writes the file when the drawing is presented: a directory that does
     // not exist would only fail then, with plotters' words.
-    std::fs::File::create(path)
-        .map_err(|e| InputError(format!("--plot {}: cannot write: {e}", path.display())))?;
+    std::fs::File::create(path).map_err(|e| {
+        InputError::new(InputKind::File, format!("cannot write: {e}"))
+            .at(path)
+            .with_flag("--plot")
+    })?;
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use crate::analyze::Analysis;
 use crate::card::{Card, Suit};
 use crate::check::{steps_of, Step};
 use crate::deal::Deal;
+use crate::pile::Pile;
 use crate::rules::{Rules, Variant};
 use crate::solver::{Limit, Outcome, Solver, Verdict};
 use crate::Error;
@@ -307,23 +308,26 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis, color: Color) -> Resul
     }
     // Moves of one card from one pile to the empty piles are one choice: listed once, with
     // the other empty piles named, when their verdicts agree.
-    let empty = |to: &str| {
-        to.strip_prefix('t')
-            .and_then(|k| k.parse::<usize>().ok())
-            .is_some_and(|k| a.position.tableau.get(k - 1).is_some_and(Vec::is_empty))
+    let empty = |to: Pile| match to {
+        Pile::Tableau(k) => a
+            .position
+            .tableau
+            .get(usize::from(k))
+            .is_some_and(Vec::is_empty),
+        _ => false,
     };
-    let mut lines: Vec<(&Step, Verdict, Vec<&str>)> = Vec::new();
+    let mut lines: Vec<(&Step, Verdict, Vec<String>)> = Vec::new();
     for (s, r) in &a.moves {
         let same = lines.iter_mut().find(|(t, v, _)| {
             *v == r.verdict
                 && t.card == s.card
                 && t.from == s.from
                 && t.count == s.count
-                && empty(&t.to)
-                && empty(&s.to)
+                && empty(t.to)
+                && empty(s.to)
         });
         match same {
-            Some((_, _, others)) => others.push(&s.to),
+            Some((_, _, others)) => others.push(s.to.to_string()),
             None => lines.push((s, r.verdict, Vec::new())),
         }
     }

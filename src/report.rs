@@ -6,6 +6,7 @@ use crate::analyze::Analysis;
 use crate::card::Card;
 use crate::check::Step;
 use crate::deal::{Deal, Numbering};
+use crate::pile::Pile;
 use crate::solver::{Outcome, Verdict};
 use crate::{Error, InputError};
 use serde::{Deserialize, Serialize};
@@ -46,9 +47,9 @@ pub struct MoveJson {
     /// The card.
     pub card: String,
     /// Source pile.
-    pub from: String,
+    pub from: Pile,
     /// Destination pile.
-    pub to: String,
+    pub to: Pile,
     /// Cards moved at once (a run under unlimited sequence moves); absent for one card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<usize>,
@@ -304,20 +305,20 @@ impl Report {
     /// The moves as checker steps.
     ///
     /// # Errors
-    /// A move whose card does not parse, named by its number.
+    /// A move whose card does not parse, named by its number (pile names are read with the
+    /// JSON, by [`Pile`]).
     pub fn steps(&self, origin: &str) -> Result<Vec<Step>, InputError> {
         self.moves
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                let card = m
-                    .card
-                    .parse::<Card>()
-                    .map_err(|e| InputError(format!("{origin}: move {}: {e}", i + 1)))?;
+                let at =
+                    |e: InputError| e.at(origin).map_message(|w| format!("move {}: {w}", i + 1));
+                let card = m.card.parse::<Card>().map_err(|e| at(e.into()))?;
                 Ok(Step {
                     card,
-                    from: m.from.trim().to_ascii_lowercase(),
-                    to: m.to.trim().to_ascii_lowercase(),
+                    from: m.from,
+                    to: m.to,
                     count: m.count.unwrap_or(1),
                 })
             })
@@ -384,8 +385,8 @@ struct AnalysisJson {
 #[derive(Clone, Debug, Serialize)]
 struct MoveVerdictJson {
     card: String,
-    from: String,
-    to: String,
+    from: Pile,
+    to: Pile,
     verdict: &'static str,
     limit: Option<&'static str>,
     nodes: u64,
@@ -409,8 +410,8 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis) -> Result<(), Error> {
             .iter()
             .map(|(s, r)| MoveVerdictJson {
                 card: s.card.to_string(),
-                from: s.from.clone(),
-                to: s.to.clone(),
+                from: s.from,
+                to: s.to,
                 verdict: r.verdict.name(),
                 limit: r.limit.map(|l| l.name()),
                 nodes: r.nodes,

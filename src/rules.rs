@@ -266,10 +266,13 @@ impl FromStr for SequenceMoves {
         match s.trim().to_ascii_lowercase().as_str() {
             "single" => Ok(SequenceMoves::Single),
             "unlimited" => Ok(SequenceMoves::Unlimited),
-            _ => Err(crate::InputError(format!(
-                "`{}` is not a sequence-moves rule (single or unlimited)",
-                crate::text::Cut(s)
-            ))),
+            _ => Err(crate::InputError::new(
+                crate::InputKind::Rules,
+                format!(
+                    "`{}` is not a sequence-moves rule (single or unlimited)",
+                    crate::text::Cut(s)
+                ),
+            )),
         }
     }
 }

@@ -35,31 +35,15 @@
 
 use crate::check::{check_win, Board, CheckError, Step};
 use crate::deal::Deal;
-use crate::moves::{Move, CELL, FOUNDATION, STOCK, WASTE};
+use crate::moves::Move;
+use crate::pile::Pile;
 use ahash::HashMap;
-
-/// The pile index of a step's pile name (the inverse of [`crate::moves::pile_name`]).
-fn index_of(name: &str) -> u8 {
-    match name {
-        "f" => FOUNDATION,
-        "w" => WASTE,
-        "s" => STOCK,
-        _ => {
-            let n: u8 = name[1..].parse().expect("a name made by pile_name");
-            if name.starts_with('r') {
-                CELL + n - 1
-            } else {
-                n - 1
-            }
-        }
-    }
-}
 
 fn move_of(s: &Step) -> Move {
     Move {
         card: s.card,
-        from: index_of(&s.from),
-        to: index_of(&s.to),
+        from: s.from.index(),
+        to: s.to.index(),
         count: s.count as u8,
     }
 }
@@ -129,7 +113,7 @@ fn merge(deal: &Deal, steps: Vec<Step>) -> Vec<Step> {
     while let Some(s) = it.next() {
         if let Some(next) = it.peek() {
             if s.count == 1 && next.count == 1 && next.card == s.card && next.from == s.to {
-                let joined = Step::single(s.card, &s.from, &next.to);
+                let joined = Step::single(s.card, s.from, next.to);
                 let mut trial = board.clone();
                 if s.from != next.to && trial.play(&joined).is_ok() {
                     let mut two = board.clone();
@@ -189,14 +173,14 @@ fn permutation(later: &Board, earlier: &Board) -> Vec<usize> {
 
 /// A step with its tableau piles renamed by `sigma` (`tN` becomes `t(sigma[N-1]+1)`).
 fn renamed(s: &Step, sigma: &[usize]) -> Step {
-    let name = |n: &str| match n.strip_prefix('t').and_then(|k| k.parse::<usize>().ok()) {
-        Some(k) => format!("t{}", sigma[k - 1] + 1),
-        None => n.to_string(),
+    let name = |p: Pile| match p {
+        Pile::Tableau(k) => Pile::Tableau(sigma[usize::from(k)] as u8),
+        p => p,
     };
     Step {
         card: s.card,
-        from: name(&s.from),
-        to: name(&s.to),
+        from: name(s.from),
+        to: name(s.to),
         count: s.count,
     }
 }
@@ -258,7 +242,7 @@ fn cut_excursions(deal: &Deal, mut steps: Vec<Step>, clock: &Clock) -> Vec<Step>
             if trial[last].to == s.from {
                 trial.pop();
             } else {
-                trial[last] = Step::single(s.card, &s.from, &trial[last].to);
+                trial[last] = Step::single(s.card, s.from, trial[last].to);
             }
             original.clone_from(&board);
             changed.clone_from(&board);
@@ -495,7 +479,7 @@ mod tests {
             let detour = board.legal_steps().into_iter().find_map(|s| {
                 let mut b = board.clone();
                 b.play(&s).ok()?;
-                let back = Step::single(s.card, &s.to, &s.from);
+                let back = Step::single(s.card, s.to, s.from);
                 b.play(&back).ok()?;
                 Some([s, back])
             });
@@ -515,22 +499,23 @@ mod tests {
         // Spades J, Q, K alone in three piles of eight (beleaguered-castle): `JS t1 -> t4`,
         // `JS t4 -> t5` is `JS t1 -> t5`, and the merged list still wins.
         let c = |s: &str| s.parse::<crate::Card>().unwrap();
+        let t = |n: u8| Pile::Tableau(n - 1);
         let mut deal = Deal::empty(Variant::BeleagueredCastle.rules());
         deal.tableau[0] = vec![c("JS")];
         deal.tableau[1] = vec![c("QS")];
         deal.tableau[2] = vec![c("KS")];
         deal.foundations = [13, 13, 13, 10, 0, 0, 0, 0];
         let steps = [
-            Step::single(c("JS"), "t1", "t4"),
-            Step::single(c("JS"), "t4", "t5"),
-            Step::single(c("JS"), "t5", "f"),
-            Step::single(c("QS"), "t2", "f"),
-            Step::single(c("KS"), "t3", "f"),
+            Step::single(c("JS"), t(1), t(4)),
+            Step::single(c("JS"), t(4), t(5)),
+            Step::single(c("JS"), t(5), Pile::Foundation),
+            Step::single(c("QS"), t(2), Pile::Foundation),
+            Step::single(c("KS"), t(3), Pile::Foundation),
         ];
         let moves: Vec<Move> = steps.iter().map(move_of).collect();
         let short = crate::check::steps_of(&shorten(&deal, &moves).unwrap());
         assert_eq!(short.len(), 3, "{short:?}");
-        assert_eq!(short[0], Step::single(c("JS"), "t1", "f"));
+        assert_eq!(short[0], Step::single(c("JS"), t(1), Pile::Foundation));
     }
 
     #[test]
@@ -621,7 +606,7 @@ mod tests {
     #[test]
     fn a_list_that_does_not_win_is_an_error() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 1);
-        let first = Board::new(&deal).legal_steps()[0].clone();
+        let first = Board::new(&deal).legal_steps()[0];
         let moves = vec![move_of(&first)];
         assert!(matches!(
             shorten(&deal, &moves),

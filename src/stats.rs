@@ -5,7 +5,7 @@
 
 use crate::batch::Row;
 use crate::report::Report;
-use crate::{Error, InputError};
+use crate::{Error, InputError, InputKind};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -41,7 +41,9 @@ const FIRST_LINE_BYTES: u64 = 1 << 20;
 /// read for ever), and is refused once that much is read.
 pub(crate) fn read_batch_file(path: &Path, origin: &str) -> Result<Vec<u8>, InputError> {
     use std::io::Read;
-    let cannot = |e: std::io::Error| InputError(format!("{origin}: cannot read: {e}"));
+    let cannot = |e: std::io::Error| {
+        InputError::new(InputKind::File, format!("cannot read: {e}")).at(origin)
+    };
     let mut file = std::fs::File::open(path).map_err(cannot)?;
     let mut text = Vec::new();
     (&mut file)
@@ -49,9 +51,11 @@ pub(crate) fn read_batch_file(path: &Path, origin: &str) -> Result<Vec<u8>, Inpu
         .read_to_end(&mut text)
         .map_err(cannot)?;
     if text.len() as u64 == FIRST_LINE_BYTES && !text.contains(&b'\n') {
-        return Err(InputError(format!(
-            "{origin}: no line ends in its first MiB: not a batch file (CSV or JSON lines)"
-        )));
+        return Err(InputError::new(
+            InputKind::Report,
+            "no line ends in its first MiB: not a batch file (CSV or JSON lines)",
+        )
+        .at(origin));
     }
     file.read_to_end(&mut text).map_err(cannot)?;
     Ok(text)
@@ -71,7 +75,9 @@ fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
             continue;
         }
         let bad = |e: &dyn std::fmt::Display| {
-            InputError(format!("{origin}: line {}: not a solve report: {e}", i + 1))
+            InputError::new(InputKind::Report, format!("not a solve report: {e}"))
+                .at(origin)
+                .on_line(i + 1)
         };
         let r: Report = serde_json::from_slice(line).map_err(|e| bad(&e))?;
         let seed = r.seed.ok_or_else(|| bad(&"no seed"))?;
@@ -326,9 +332,8 @@ pub fn write_rows(out: &mut impl Write, m: &Merge, json: bool) -> Result<(), Err
 /// # Errors
 /// A file that cannot be made (bad input: a directory, say), or writing it.
 pub fn write_csv_file(path: &Path, m: &Merge) -> Result<(), Error> {
-    let name = path.display().to_string();
     let mut file = std::fs::File::create(path)
-        .map_err(|e| InputError(format!("{name}: cannot write: {e}")))?;
+        .map_err(|e| InputError::new(InputKind::File, format!("cannot write: {e}")).at(path))?;
     write_rows(&mut file, m, false)?;
     file.sync_all().ok();
     Ok(())

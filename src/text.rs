@@ -2,7 +2,7 @@
 //! and byte), a leading byte-order mark dropped; and the bad tokens that messages quote, cut
 //! short when long (a 5 MB token is not echoed whole).
 
-use crate::InputError;
+use crate::{InputError, InputKind};
 use std::fmt;
 
 /// The UTF-8 byte-order mark some editors put at the start of a file.
@@ -28,12 +28,17 @@ pub fn decode(bytes: Vec<u8>, origin: &str) -> Result<String, InputError> {
                     .iter()
                     .rposition(|&b| b == b'\n')
                     .map_or(0, |p| p + 1);
-            Err(InputError(format!(
-                "{origin}: line {line}: byte {} (column {}) is not UTF-8 (0x{:02x}); castle reads UTF-8 text",
-                at + 1,
-                col + 1,
-                bytes[at]
-            )))
+            Err(InputError::new(
+                InputKind::Text,
+                format!(
+                    "byte {} (column {}) is not UTF-8 (0x{:02x}); castle reads UTF-8 text",
+                    at + 1,
+                    col + 1,
+                    bytes[at]
+                ),
+            )
+            .at(origin)
+            .on_line(line))
         }
     }
 }
@@ -58,10 +63,14 @@ pub fn read_capped(
     let mut bytes = Vec::new();
     r.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Ok(Err(InputError(format!(
-            "{origin}: more than {} MiB, far more than a deal, a solve report or a saved game (is it the right file?)",
-            MAX_FILE_BYTES >> 20
-        ))));
+        return Ok(Err(InputError::new(
+            InputKind::Text,
+            format!(
+                "more than {} MiB, far more than a deal, a solve report or a saved game (is it the right file?)",
+                MAX_FILE_BYTES >> 20
+            ),
+        )
+        .at(origin)));
     }
     Ok(Ok(bytes))
 }
@@ -145,7 +154,16 @@ mod tests {
 
     #[test]
     fn bad_utf8_is_named_by_line_and_byte() {
-        let e = decode(b"ab\ncd\xffe".to_vec(), "f.txt").unwrap_err().0;
+        let e = decode(b"ab\ncd\xffe".to_vec(), "f.txt").unwrap_err();
+        assert_eq!(
+            (e.kind, e.origin.clone(), e.line),
+            (
+                InputKind::Text,
+                Some(crate::Origin::File("f.txt".into())),
+                Some(2)
+            )
+        );
+        let e = e.to_string();
         assert!(e.starts_with("f.txt: line 2: byte 6 (column 3)"), "{e}");
         assert_eq!(decode(b"\xef\xbb\xbfx: 1".to_vec(), "f").unwrap(), "x: 1");
     }

@@ -7,7 +7,7 @@ use crate::check::replay;
 use crate::deal::Deal;
 use crate::formats;
 use crate::report::Report;
-use crate::{Error, InputError};
+use crate::{Error, InputError, InputKind};
 use std::io::Write;
 
 /// Checks a solve report: `text`, read from `origin` (a file name, for the messages). The
@@ -21,25 +21,30 @@ use std::io::Write;
 /// writing `out`.
 pub fn verify_report(out: &mut impl Write, text: &str, origin: &str) -> Result<bool, Error> {
     if text.trim().is_empty() {
-        return Err(InputError(format!(
-            "{origin}: the file is empty (expected the JSON of `castle solve --format json`)"
-        ))
+        return Err(InputError::new(
+            InputKind::Report,
+            "the file is empty (expected the JSON of `castle solve --format json`)",
+        )
+        .at(origin)
         .into());
     }
     let report: Report = serde_json::from_str(text).map_err(|e| {
-        InputError(format!(
-            "{origin}: line {}: not a solve report: {e}",
-            e.line()
-        ))
+        InputError::new(InputKind::Report, format!("not a solve report: {e}"))
+            .at(origin)
+            .on_line(e.line())
     })?;
     let verdict = ["solvable", "unsolvable", "unknown"]
         .into_iter()
         .find(|v| *v == report.verdict)
         .ok_or_else(|| {
-            InputError(format!(
-                "{origin}: verdict `{}` is not one of solvable, unsolvable, unknown",
-                crate::text::Cut(&report.verdict)
-            ))
+            InputError::new(
+                InputKind::Report,
+                format!(
+                    "verdict `{}` is not one of solvable, unsolvable, unknown",
+                    crate::text::Cut(&report.verdict)
+                ),
+            )
+            .at(origin)
         })?;
     let deal = formats::read_json_deal(text, origin)?;
     if let Some(why) = seed_mismatch(&deal, report.numbering.as_deref()) {
@@ -111,7 +116,7 @@ fn seed_mismatch(deal: &Deal, numbering: Option<&str>) -> Option<String> {
     let pile = (0..deal.tableau.len().max(dealt.tableau.len()))
         .find(|&i| deal.tableau.get(i) != dealt.tableau.get(i));
     let differs = match pile {
-        Some(i) => format!("t{}", i + 1),
+        Some(i) => crate::pile::Pile::Tableau(i as u8).to_string(),
         None if deal.foundations != dealt.foundations => "the foundations".to_string(),
         None if deal.reserve != dealt.reserve => "the reserve".to_string(),
         None if deal.stock != dealt.stock || deal.waste != dealt.waste => "the stock".to_string(),
@@ -129,8 +134,9 @@ fn seed_mismatch(deal: &Deal, numbering: Option<&str>) -> Option<String> {
 /// Returns true when fc-solve's moves replay to a won game.
 ///
 /// # Errors
-/// [`InputError`] for rules fc-solve does not play, an empty file or one that is not
-/// fc-solve's output; writing `out`.
+/// [`InputError`] for rules fc-solve does not play ([`InputKind::Rules`], no origin: the
+/// command line names its flag), an empty file or one that is not fc-solve's output;
+/// writing `out`.
 pub fn verify_fc_solve(
     out: &mut impl Write,
     deal: &Deal,
@@ -138,15 +144,19 @@ pub fn verify_fc_solve(
     origin: &str,
     json: bool,
 ) -> Result<bool, Error> {
-    crate::peer::supports(&deal.rules).map_err(|e| InputError(format!("--fc-solve: {e}")))?;
+    crate::peer::supports(&deal.rules)
+        .map_err(|e| InputError::new(InputKind::Rules, e.to_string()))?;
     if text.trim().is_empty() {
-        return Err(InputError(format!(
-            "{origin}: the file is empty (expected fc-solve's output, with -m or -p -t -sam)"
-        ))
+        return Err(InputError::new(
+            InputKind::Report,
+            "the file is empty (expected fc-solve's output, with -m or -p -t -sam)",
+        )
+        .at(origin)
         .into());
     }
-    let fc = crate::peer::parse_output(text)
-        .map_err(|e| InputError(format!("{origin}: not fc-solve's output: {e}")))?;
+    let fc = crate::peer::parse_output(text).map_err(|e| {
+        InputError::new(InputKind::Report, format!("not fc-solve's output: {e}")).at(origin)
+    })?;
     if fc.moves.is_empty() {
         writeln!(
             out,

@@ -11,7 +11,7 @@
 
 use crate::batch::Row;
 use crate::stats::wilson;
-use crate::InputError;
+use crate::{InputError, InputKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -86,11 +86,10 @@ pub fn tables(rows: &[Row]) -> Result<Vec<Table>, InputError> {
         let seeds = groups.entry(key).or_default();
         match (seeds.get(&r.seed).copied(), won) {
             (Some(Some(a)), Some(b)) if a != b => {
-                return Err(InputError(format!(
-                    "{} deal {}: rows with both verdicts",
-                    r.group(),
-                    r.seed
-                )))
+                return Err(InputError::new(
+                    InputKind::Report,
+                    format!("{} deal {}: rows with both verdicts", r.group(), r.seed),
+                ))
             }
             (Some(Some(_)), _) => {}
             _ => {
@@ -108,14 +107,20 @@ pub fn tables(rows: &[Row]) -> Result<Vec<Table>, InputError> {
             let gap = (first..=last)
                 .find(|s| !seeds.contains_key(s))
                 .unwrap_or(first);
-            return Err(InputError(format!(
-                "{name}: deals {first}..{last} are not all there (no row for deal {gap}): a table needs every deal of its range"
-            )));
+            return Err(InputError::new(
+                InputKind::Report,
+                format!(
+                    "{name}: deals {first}..{last} are not all there (no row for deal {gap}): a table needs every deal of its range"
+                ),
+            ));
         }
         if let Some((s, _)) = seeds.iter().find(|(_, v)| v.is_none()) {
-            return Err(InputError(format!(
-                "{name}: deal {s} is unknown: a table needs every deal decided (run the batch again without budgets, or with --retry-unknown)"
-            )));
+            return Err(InputError::new(
+                InputKind::Report,
+                format!(
+                    "{name}: deal {s} is unknown: a table needs every deal decided (run the batch again without budgets, or with --retry-unknown)"
+                ),
+            ));
         }
         let mut bits = vec![0u8; usize::try_from(deals.div_ceil(8)).unwrap_or(usize::MAX)];
         let mut won = 0;
@@ -195,14 +200,18 @@ pub fn read_index(dir: &Path) -> Result<Vec<TableRow>, InputError> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(InputError(format!("{}: cannot read: {e}", path.display()))),
+        Err(e) => {
+            return Err(InputError::new(InputKind::File, format!("cannot read: {e}")).at(&path))
+        }
     };
     let mut r = csv::Reader::from_reader(text.as_bytes());
     r.deserialize()
         .map(|row| {
             row.map_err(|e| {
                 let line = e.position().map_or(0, |p| p.line());
-                InputError(format!("{}: line {line}: {e}", path.display()))
+                InputError::new(InputKind::Report, e.to_string())
+                    .at(&path)
+                    .on_line(line as usize)
             })
         })
         .collect()
@@ -298,12 +307,15 @@ mod tests {
     #[test]
     fn a_gap_or_an_unknown_deal_is_refused() {
         let gap = [row(1, "solvable"), row(3, "solvable")];
-        let e = tables(&gap).unwrap_err().0;
+        let e = tables(&gap).unwrap_err().to_string();
         assert!(e.contains("no row for deal 2"), "{e}");
         let unknown = [row(1, "solvable"), row(2, "unknown")];
-        let e = tables(&unknown).unwrap_err().0;
+        let e = tables(&unknown).unwrap_err().to_string();
         assert!(e.contains("deal 2 is unknown"), "{e}");
         let both = [row(1, "solvable"), row(1, "unsolvable")];
-        assert!(tables(&both).unwrap_err().0.contains("both verdicts"));
+        assert!(tables(&both)
+            .unwrap_err()
+            .to_string()
+            .contains("both verdicts"));
     }
 }

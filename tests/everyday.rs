@@ -106,10 +106,8 @@ fn every_format_reads_back_the_position_it_wrote() {
                 // positions with empty piles come up on most walks.
                 let empties = |s: &&castle::check::Step| {
                     s.to == "f"
-                        || s.from
-                            .strip_prefix('t')
-                            .and_then(|k| k.parse::<usize>().ok())
-                            .is_some_and(|k| board.tableau[k - 1].len() == s.count)
+                        || matches!(s.from, castle::pile::Pile::Tableau(k)
+                            if board.tableau[usize::from(k)].len() == s.count)
                 };
                 let keen: Vec<_> = steps.iter().filter(empties).collect();
                 let step = if !keen.is_empty() && rng.gen_bool(0.5) {

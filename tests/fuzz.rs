@@ -336,8 +336,9 @@ fn batch_csv_readers_never_panic() {
         let input = mutate(&mut r, csv.as_bytes());
         check("stats", &input, "fuzz.csv", &[], || {
             let rows = castle::batch::rows_from_bytes(input.clone(), "fuzz.csv")?;
-            castle::stats::write(&mut Vec::new(), &castle::stats::merge(rows), None)
-                .map_err(|e| castle::InputError(format!("fuzz.csv: {e}")))
+            castle::stats::write(&mut Vec::new(), &castle::stats::merge(rows), None).map_err(|e| {
+                castle::InputError::new(castle::InputKind::Report, e.to_string()).at("fuzz.csv")
+            })
         });
     }
     // A resume opens the file, cuts a torn line, and appends: through real files.
@@ -378,7 +379,7 @@ fn after_moves_never_panic() {
         let text = String::from_utf8_lossy(&input).into_owned();
         known += usize::from(check("--after", &input, "--after", NON_ASCII_PILE, || {
             let mut board = Board::new(&deal);
-            castle::analyze::play_after(&mut board, &text)
+            castle::analyze::play_after(&mut board, &text).map_err(|e| e.with_flag("--after"))
         }));
     }
     eprintln!("--after: {n} inputs, {known} hit the known non-ASCII pile panic of check.rs");

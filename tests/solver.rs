@@ -1022,12 +1022,8 @@ fn winnable_positions(
     cap: usize,
 ) -> Option<std::collections::HashMap<[u64; 4], bool>> {
     use castle::check::Board;
-    use castle::moves::{Move, FOUNDATION};
+    use castle::moves::Move;
     use castle::state::Position;
-    let pile = |name: &str| match name {
-        "f" => FOUNDATION,
-        t => t[1..].parse::<u8>().expect("a tableau pile name") - 1,
-    };
     let key = |p: &Position| p.key::<4>().expect("four words hold any key");
     let start = (Board::new(deal), Position::new(deal));
     let mut ids = std::collections::HashMap::new();
@@ -1042,7 +1038,7 @@ fn winnable_positions(
             let mut next = b.clone();
             next.play(&step).expect("legal_steps yields legal moves");
             let mut pos = p.clone();
-            pos.apply(Move::single(step.card, pile(&step.from), pile(&step.to)));
+            pos.apply(Move::single(step.card, step.from.index(), step.to.index()));
             let j = *ids.entry(key(&pos)).or_insert_with(|| {
                 states.push((next, pos));
                 states.len() - 1

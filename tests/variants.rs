@@ -211,6 +211,11 @@ fn unlimited_sequence_moves_change_verdicts() {
     assert!(flips >= 5, "{flips} flips");
 }
 
+/// A pile by name (the names here are known good).
+fn p(name: &str) -> castle::pile::Pile {
+    name.parse().expect("a pile name")
+}
+
 fn hand(rules: Rules, piles: &[&str]) -> Deal {
     let mut rules = rules;
     rules.piles = piles.len();
@@ -270,10 +275,13 @@ fn courtyard_fills_an_emptied_pile_from_the_stock() {
     let steps = steps_of(&out.moves);
     let qh = "QH".parse().unwrap();
     let kh = "KH".parse().unwrap();
-    assert_eq!(steps[0], Step::single(qh, "t1", "f"));
-    assert_eq!(steps[1], Step::single(kh, "s", "t1"));
+    assert_eq!(steps[0], Step::single(qh, p("t1"), p("f")));
+    assert_eq!(steps[1], Step::single(kh, p("s"), p("t1")));
     // Skipping the fill is refused, naming the pile.
-    let bad = [Step::single(qh, "t1", "f"), Step::single(kh, "t2", "f")];
+    let bad = [
+        Step::single(qh, p("t1"), p("f")),
+        Step::single(kh, p("t2"), p("f")),
+    ];
     let e = replay(&deal, &bad).unwrap_err();
     assert_eq!(e.number, 2);
     assert!(e.why.to_string().contains("t1 is empty"), "{}", e.why);
@@ -287,11 +295,15 @@ fn the_checker_refuses_what_the_rules_forbid() {
     castile.foundations = [13, 13, 13, 9, 0, 0, 0, 0];
     castile.reserve = cards("TS");
     let mut b = Board::new(&castile);
-    let e = b.play(&Step::single(c("TS"), "r1", "r2")).unwrap_err();
+    let e = b
+        .play(&Step::single(c("TS"), p("r1"), p("r2")))
+        .unwrap_err();
     assert!(e.to_string().contains("top card of a tableau pile"), "{e}");
-    let e = b.play(&Step::single(c("KS"), "t1", "r1")).unwrap_err();
+    let e = b
+        .play(&Step::single(c("KS"), p("t1"), p("r1")))
+        .unwrap_err();
     assert!(e.to_string().contains("already holds TS"), "{e}");
-    assert!(b.play(&Step::single(c("KS"), "t1", "r2")).is_ok());
+    assert!(b.play(&Step::single(c("KS"), p("t1"), p("r2"))).is_ok());
     // Runs move only under unlimited sequence moves, and only ordered runs.
     let mut fortress = hand(
         Variant::Fortress.rules(),
@@ -300,8 +312,8 @@ fn the_checker_refuses_what_the_rules_forbid() {
     fortress.foundations = [13, 13, 13, 5, 0, 0, 0, 0];
     let run = Step {
         card: c("KS"),
-        from: "t2".into(),
-        to: "t3".into(),
+        from: p("t2"),
+        to: p("t3"),
         count: 2,
     };
     let e = Board::new(&fortress).play(&run).unwrap_err();
@@ -311,7 +323,7 @@ fn the_checker_refuses_what_the_rules_forbid() {
     assert!(e.to_string().contains("not an ordered run"), "{e}");
     // Foundation cards stay home unless foundation return is on, and then go only to the
     // tableau.
-    let back = Step::single(c("5S"), "f", "t3");
+    let back = Step::single(c("5S"), p("f"), p("t3"));
     assert!(Board::new(&fortress)
         .play(&back)
         .unwrap_err()
@@ -327,13 +339,13 @@ fn the_checker_refuses_what_the_rules_forbid() {
     court.stock = cards("KH QH");
     let mut b = Board::new(&court);
     assert!(b
-        .play(&Step::single(c("KH"), "s", "t1"))
+        .play(&Step::single(c("KH"), p("s"), p("t1")))
         .unwrap_err()
         .to_string()
         .contains("stock cards go to the waste"));
-    assert!(b.play(&Step::single(c("KH"), "s", "w")).is_ok());
+    assert!(b.play(&Step::single(c("KH"), p("s"), p("w"))).is_ok());
     assert!(b
-        .play(&Step::single(c("KH"), "w", "s"))
+        .play(&Step::single(c("KH"), p("w"), p("s")))
         .unwrap_err()
         .to_string()
         .contains("back to the stock"));

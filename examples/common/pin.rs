@@ -627,7 +627,9 @@ impl Real {
     }
 
     fn record(&mut self, id: usize, from: String, to: String) {
-        self.steps.push(Step::single(self.card[id], &from, &to));
+        let pile = |name: &str| name.parse().expect("a pile name made here");
+        self.steps
+            .push(Step::single(self.card[id], pile(&from), pile(&to)));
     }
 
     /// Brings unpinned cards of `v`'s suit home from the tops (never a pile's last card, and

@@ -27,7 +27,7 @@ fn text(data: &[u8]) -> Option<String> {
     match castle::text::decode(data.to_vec(), ORIGIN) {
         Ok(t) => Some(t),
         Err(e) => {
-            short(&e.0, ORIGIN);
+            short(&e.to_string(), ORIGIN);
             None
         }
     }
@@ -41,7 +41,7 @@ pub fn deal(data: &[u8], format: Option<Format>) {
         ..ReadOptions::default()
     };
     if let Err(e) = formats::read_deal(&t, ORIGIN, opts) {
-        short(&e.0, ORIGIN);
+        short(&e.to_string(), ORIGIN);
     }
 }
 
@@ -59,7 +59,7 @@ pub fn batch_csv(data: &[u8]) {
         Ok(rows) => {
             castle::stats::write(&mut Vec::new(), &castle::stats::merge(rows), None).unwrap();
         }
-        Err(e) => short(&e.0, ORIGIN),
+        Err(e) => short(&e.to_string(), ORIGIN),
     }
 }
 
@@ -71,7 +71,7 @@ pub fn batch_resume(data: &[u8]) {
     let rules = Variant::BeleagueredCastle.rules();
     let r = castle::batch::open_for_append(&path, &rules, castle::deal::Numbering::Castle, false);
     if let Err(e) = r {
-        short(&e.0, &origin);
+        short(&e.to_string(), &origin);
     }
     let _ = std::fs::remove_file(&path);
 }
@@ -84,7 +84,7 @@ pub fn after_moves(data: &[u8]) {
     let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 3);
     let mut board = Board::new(&deal);
     if let Err(e) = castle::analyze::play_after(&mut board, after) {
-        short(&e.0, "--after");
+        short(&e.with_flag("--after").to_string(), "--after");
     }
 }
 

@@ -69,7 +69,7 @@ fn input(msg: impl Into<String>) -> PyErr {
 }
 
 fn input_error(e: castle::InputError) -> PyErr {
-    input(e.0)
+    input(e.to_string())
 }
 
 /// A library error as a Python exception: bad input as `InputError`, a bug (a win that does
@@ -166,7 +166,7 @@ fn parse_variant(name: &str) -> PyResult<Variant> {
 
 fn parse_numbering(name: &str) -> PyResult<Numbering> {
     name.parse::<Numbering>()
-        .map_err(|e| input(format!("numbering: {}", e.0)))
+        .map_err(|e| input(format!("numbering: {e}")))
 }
 
 /// The rules of `variant` with the rule options given (each `None` leaves the variant's own).
@@ -485,7 +485,7 @@ fn deal(
         None => 42,
     };
     let deal = castle::Deal::numbered(rules, numbering, seed)
-        .map_err(|e| input(format!("seed {seed}: {}", e.0)))?;
+        .map_err(|e| input(e.with_flag(format!("seed {seed}")).to_string()))?;
     Ok(PyDeal { deal, numbering })
 }
 
@@ -533,7 +533,7 @@ fn read_deal(
         format: format
             .map(|f| {
                 f.parse::<castle::formats::Format>()
-                    .map_err(|e| input(format!("format: {}", e.0)))
+                    .map_err(|e| input(format!("format: {e}")))
             })
             .transpose()?,
     };
@@ -586,7 +586,7 @@ fn deal_arg(
         let numbering = parse_numbering(numbering)?;
         let seed = seed_of(deal_or_seed)?;
         let deal = castle::Deal::numbered(variant.rules(), numbering, seed)
-            .map_err(|e| input(format!("seed {seed}: {}", e.0)))?;
+            .map_err(|e| input(e.with_flag(format!("seed {seed}")).to_string()))?;
         return Ok(PyDeal { deal, numbering });
     }
     if deal_or_seed.is_instance_of::<PyString>()
@@ -882,7 +882,7 @@ impl Write for RowSink {
             let mut csv = header.clone();
             csv.extend_from_slice(&line);
             let rows = castle::batch::rows_from_bytes(csv, "<batch>")
-                .map_err(|e| std::io::Error::other(e.0))?;
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
             for row in rows {
                 self.tx
                     .send(Msg::Row(row))
@@ -980,7 +980,8 @@ impl Drop for BatchRows {
 fn seeds_of(seeds: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64)>> {
     let py = seeds.py();
     if let Ok(s) = seeds.cast::<PyString>() {
-        return Seeds::parse(&s.to_cow()?).map_err(input_error);
+        // The message the command line prints for the same text (`--seeds `9..2`: ...`).
+        return Seeds::parse(&s.to_cow()?).map_err(|e| input_error(e.with_flag("--seeds")));
     }
     if seeds.is_instance_of::<PyInt>() {
         let s = seed_of(seeds)?;
@@ -1072,7 +1073,7 @@ fn batch(
     // batch checks them).
     for &seed in ranges.iter().flat_map(|(a, b)| [a, b]) {
         castle::Deal::numbered(rules, numbering, seed)
-            .map_err(|e| input(format!("seeds: {}", e.0)))?;
+            .map_err(|e| input(e.with_flag("seeds").to_string()))?;
     }
     let threads = match threads {
         Some(n) => threads_of(n)?,
@@ -1119,12 +1120,12 @@ fn batch(
                 Ok(())
             } else {
                 Batch::open(opts)
-                    .map_err(|e| BatchFailure::Input(e.0))
+                    .map_err(|e| BatchFailure::Input(e.to_string()))
                     .and_then(|b| {
                         b.run(&mut sink, &flag, &mut |_| {})
                             .map(|_| ())
                             .map_err(|e| match e {
-                                castle::Error::Input(e) => BatchFailure::Input(e.0),
+                                castle::Error::Input(e) => BatchFailure::Input(e.to_string()),
                                 e => BatchFailure::Other(format!("castle: {e}")),
                             })
                     })

@@ -31,7 +31,7 @@
 
 use super::Row;
 use crate::solver::{Limit, Outcome, Solver, Spent, Verdict};
-use crate::InputError;
+use crate::{InputError, InputKind};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -283,15 +283,19 @@ impl PendingFile {
         let text = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-            Err(e) => return Err(InputError(format!("{}: cannot read: {e}", path.display()))),
+            Err(e) => {
+                return Err(InputError::new(InputKind::File, format!("cannot read: {e}")).at(&path))
+            }
         };
         let text = String::from_utf8_lossy(&text);
         let mut lines = text.lines();
         if lines.next().is_some_and(|h| h != PENDING_HEADER) {
-            return Err(InputError(format!(
-                "{}: line 1: not the pending file of a castle batch (remove it to start those deals again)",
-                path.display()
-            )));
+            return Err(InputError::new(
+                InputKind::Report,
+                "not the pending file of a castle batch (remove it to start those deals again)",
+            )
+            .at(&path)
+            .on_line(1));
         }
         Ok(lines.filter_map(Carry::parse).collect())
     }

@@ -205,17 +205,21 @@ fn run_against(
         cmd.args(["--sample", &n.to_string()]);
     }
     let out = cmd.output().map_err(|e| {
-        crate::InputError(format!("--against {}: cannot run it: {e}", bin.display()))
+        crate::InputError::new(crate::InputKind::Usage, format!("cannot run it: {e}"))
+            .with_flag(format!("--against {}", bin.display()))
     })?;
     let text = String::from_utf8_lossy(&out.stdout);
     let line = text.lines().find(|l| l.starts_with('{'));
     match line.map(serde_json::from_str::<Throughput>) {
         Some(Ok(t)) if out.status.success() => Ok(t),
-        _ => Err(crate::InputError(format!(
-            "--against {}: not a castle with `bench --throughput --json` (it said: {})",
-            bin.display(),
-            crate::text::cut_words(String::from_utf8_lossy(&out.stderr).trim(), 60)
-        ))
+        _ => Err(crate::InputError::new(
+            crate::InputKind::Usage,
+            format!(
+                "not a castle with `bench --throughput --json` (it said: {})",
+                crate::text::cut_words(String::from_utf8_lossy(&out.stderr).trim(), 60)
+            ),
+        )
+        .with_flag(format!("--against {}", bin.display()))
         .into()),
     }
 }

@@ -4,7 +4,7 @@
 
 use super::exact::Exact;
 use super::quotient::Quotient;
-use super::{Certificate, Kind, Members, Start};
+use super::{Certificate, Kind, Malformed, Members, Start};
 use std::fmt::Display;
 
 /// What a certificate that checks out holds.
@@ -66,9 +66,9 @@ pub enum Rejection {
 /// What a kind must provide to be checked: its positions, canonical bytes and moves.
 trait Rules: Sync {
     type Pos;
-    fn decode(&self, bytes: &[u8]) -> Result<Self::Pos, String>;
+    fn decode(&self, bytes: &[u8]) -> Result<Self::Pos, Malformed>;
     fn encode(&self, p: &Self::Pos, out: &mut Vec<u8>);
-    fn well_formed(&self, p: &Self::Pos) -> Result<(), String>;
+    fn well_formed(&self, p: &Self::Pos) -> Result<(), Malformed>;
     fn won(&self, p: &Self::Pos) -> bool;
     fn settled(&self, p: &Self::Pos) -> bool;
     fn show(&self, p: &Self::Pos) -> String;
@@ -99,15 +99,21 @@ impl From<String> for Fail {
     }
 }
 
+impl From<Malformed> for Fail {
+    fn from(m: Malformed) -> Fail {
+        Fail::Broken(m.0)
+    }
+}
+
 impl Rules for Exact {
     type Pos = super::exact::Board;
-    fn decode(&self, bytes: &[u8]) -> Result<Self::Pos, String> {
+    fn decode(&self, bytes: &[u8]) -> Result<Self::Pos, Malformed> {
         Exact::decode(self, bytes)
     }
     fn encode(&self, p: &Self::Pos, out: &mut Vec<u8>) {
         Exact::encode(self, p, out)
     }
-    fn well_formed(&self, p: &Self::Pos) -> Result<(), String> {
+    fn well_formed(&self, p: &Self::Pos) -> Result<(), Malformed> {
         Exact::well_formed(self, p)
     }
     fn won(&self, p: &Self::Pos) -> bool {
@@ -135,13 +141,13 @@ impl Rules for Exact {
 
 impl Rules for Quotient {
     type Pos = super::quotient::APos;
-    fn decode(&self, bytes: &[u8]) -> Result<Self::Pos, String> {
+    fn decode(&self, bytes: &[u8]) -> Result<Self::Pos, Malformed> {
         Quotient::decode(self, bytes)
     }
     fn encode(&self, p: &Self::Pos, out: &mut Vec<u8>) {
         Quotient::encode(self, p, out)
     }
-    fn well_formed(&self, p: &Self::Pos) -> Result<(), String> {
+    fn well_formed(&self, p: &Self::Pos) -> Result<(), Malformed> {
         Quotient::well_formed(self, p)
     }
     fn won(&self, p: &Self::Pos) -> bool {
@@ -248,13 +254,13 @@ pub fn check(cert: &Certificate, threads: usize) -> Result<Checked, Rejection> {
     }
     match cert.kind {
         Kind::Exact => {
-            let rules =
-                Exact::new(cert.game, &cert.start, cert.autoplay).map_err(Rejection::Setup)?;
+            let rules = Exact::new(cert.game, &cert.start, cert.autoplay)
+                .map_err(|m| Rejection::Setup(m.0))?;
             run(&rules, cert, threads)
         }
         Kind::Quotient { k, dealt } => {
             let rules = Quotient::new(cert.game, &cert.start, k, dealt, cert.autoplay)
-                .map_err(Rejection::Setup)?;
+                .map_err(|m| Rejection::Setup(m.0))?;
             run(&rules, cert, threads)
         }
     }
@@ -321,7 +327,7 @@ fn check_range<R: Rules>(
         let bytes = set.members.get(i);
         let malformed =
             |why: String, board: Option<String>| Rejection::Malformed { index, why, board };
-        let p = rules.decode(bytes).map_err(|why| malformed(why, None))?;
+        let p = rules.decode(bytes).map_err(|why| malformed(why.0, None))?;
         rules.encode(&p, &mut own);
         if own != bytes {
             return Err(malformed(
@@ -331,7 +337,7 @@ fn check_range<R: Rules>(
         }
         rules
             .well_formed(&p)
-            .map_err(|why| malformed(why, Some(rules.show(&p))))?;
+            .map_err(|why| malformed(why.0, Some(rules.show(&p))))?;
         if rules.won(&p) {
             return Err(Rejection::Won { index });
         }

@@ -8,7 +8,7 @@
 //! from `taken` on, and its waste is the cards of the sequence before `taken` still in it (a
 //! stack in sequence order: the top is the highest index).
 
-use super::{BuildRule, Game, Start, MAX_CELLS, MAX_LEN, MAX_PILES, MAX_SEQ};
+use super::{BuildRule, Game, Malformed, Start, MAX_CELLS, MAX_LEN, MAX_PILES, MAX_SEQ};
 use std::fmt::Write as _;
 
 /// A position.
@@ -106,23 +106,20 @@ impl Exact {
     ///
     /// # Errors
     /// If the game or the deal is outside what the format describes.
-    pub fn new(game: Game, start: &Start, autoplay: bool) -> Result<Exact, String> {
+    pub fn new(game: Game, start: &Start, autoplay: bool) -> Result<Exact, Malformed> {
         let n = usize::from(game.piles);
         if n == 0 || n > MAX_PILES || usize::from(game.cells) > MAX_CELLS {
-            return Err(format!("{n} piles and {} cells", game.cells));
+            return Err(format!("{n} piles and {} cells", game.cells).into());
         }
         if !(1..=2).contains(&game.decks) {
-            return Err(format!("{} decks", game.decks));
+            return Err(format!("{} decks", game.decks).into());
         }
         if start.tableau.len() != n {
-            return Err(format!(
-                "the deal has {} piles, not {n}",
-                start.tableau.len()
-            ));
+            return Err(format!("the deal has {} piles, not {n}", start.tableau.len()).into());
         }
         let seq_len = start.waste.len() + start.stock.len();
         if seq_len > MAX_SEQ || (!game.stock && seq_len > 0) {
-            return Err(format!("{seq_len} cards in stock and waste"));
+            return Err(format!("{seq_len} cards in stock and waste").into());
         }
         let mut seq = [0; MAX_SEQ];
         for (k, &c) in start.waste.iter().chain(&start.stock).enumerate() {
@@ -142,7 +139,7 @@ impl Exact {
     ///
     /// # Errors
     /// A pile too long or too many cells.
-    pub fn start_board(&self, start: &Start) -> Result<Board, String> {
+    pub fn start_board(&self, start: &Start) -> Result<Board, Malformed> {
         let mut b = Board {
             len: [0; MAX_PILES],
             piles: [[0; MAX_LEN]; MAX_PILES],
@@ -153,17 +150,13 @@ impl Exact {
         };
         for (i, p) in start.tableau.iter().enumerate() {
             if p.len() > MAX_LEN {
-                return Err(format!("pile {} holds {} cards", i + 1, p.len()));
+                return Err(format!("pile {} holds {} cards", i + 1, p.len()).into());
             }
             b.piles[i][..p.len()].copy_from_slice(p);
             b.len[i] = p.len() as u8;
         }
         if start.cells.len() > self.ncells {
-            return Err(format!(
-                "{} cards in {} cells",
-                start.cells.len(),
-                self.ncells
-            ));
+            return Err(format!("{} cards in {} cells", start.cells.len(), self.ncells).into());
         }
         b.cells[..start.cells.len()].copy_from_slice(&start.cells);
         self.norm_found(&mut b);
@@ -187,11 +180,11 @@ impl Exact {
     ///
     /// # Errors
     /// What is wrong.
-    pub fn well_formed(&self, b: &Board) -> Result<(), String> {
+    pub fn well_formed(&self, b: &Board) -> Result<(), Malformed> {
         let mut count = [0u16; 56];
-        let mut add = |c: u8, place: &str| -> Result<(), String> {
+        let mut add = |c: u8, place: &str| -> Result<(), Malformed> {
             if !(1..=13).contains(&rank(c)) {
-                return Err(format!("byte {c} in {place} is not a card"));
+                return Err(format!("byte {c} in {place} is not a card").into());
             }
             count[c as usize] += 1;
             Ok(())
@@ -199,7 +192,7 @@ impl Exact {
         let slots = 4 * usize::from(self.game.decks);
         for (p, &h) in b.found.iter().enumerate() {
             if h > 13 || (p >= slots && h > 0) {
-                return Err(format!("foundation {p} at height {h}"));
+                return Err(format!("foundation {p} at height {h}").into());
             }
             for r in 1..=h {
                 add(r * 4 + (p % 4) as u8, "a foundation")?;
@@ -207,7 +200,7 @@ impl Exact {
         }
         for i in 0..self.n {
             if usize::from(b.len[i]) > MAX_LEN {
-                return Err(format!("pile {} too long", i + 1));
+                return Err(format!("pile {} too long", i + 1).into());
             }
             for &c in &b.piles[i][..usize::from(b.len[i])] {
                 add(c, "a pile")?;
@@ -219,7 +212,9 @@ impl Exact {
             }
         }
         if b.taken > self.seq_len || b.waste >> b.taken != 0 {
-            return Err("the stock's count or the waste is out of range".to_string());
+            return Err("the stock's count or the waste is out of range"
+                .to_string()
+                .into());
         }
         for k in 0..usize::from(self.seq_len) {
             if k >= usize::from(b.taken) || b.waste >> k & 1 == 1 {
@@ -234,7 +229,8 @@ impl Exact {
                         "{} appears {} times",
                         super::card_text(c),
                         count[c as usize]
-                    ));
+                    )
+                    .into());
                 }
             }
         }
@@ -609,11 +605,11 @@ impl Exact {
     ///
     /// # Errors
     /// Bytes too short or too long, or a pile longer than [`MAX_LEN`].
-    pub fn decode(&self, bytes: &[u8]) -> Result<Board, String> {
+    pub fn decode(&self, bytes: &[u8]) -> Result<Board, Malformed> {
         let short = || "the member's bytes end early".to_string();
         let h = self.header_len();
         if bytes.len() < h {
-            return Err(short());
+            return Err(short().into());
         }
         let mut b = Board {
             len: [0; MAX_PILES],
@@ -638,7 +634,7 @@ impl Exact {
         for i in 0..self.n {
             let l = usize::from(*bytes.get(at).ok_or_else(short)?);
             if l > MAX_LEN {
-                return Err(format!("a pile of {l} cards"));
+                return Err(format!("a pile of {l} cards").into());
             }
             let cards = bytes.get(at + 1..at + 1 + l).ok_or_else(short)?;
             b.piles[i][..l].copy_from_slice(cards);
@@ -646,7 +642,9 @@ impl Exact {
             at += 1 + l;
         }
         if at != bytes.len() {
-            return Err("the member's bytes go on past its last pile".to_string());
+            return Err("the member's bytes go on past its last pile"
+                .to_string()
+                .into());
         }
         Ok(b)
     }

@@ -335,3 +335,22 @@ pub fn card_text(c: u8) -> String {
     let suit = b"CDHS"[s as usize] as char;
     format!("{rank}{suit}")
 }
+
+/// Why a certificate's position or setup is malformed (a member's bytes that do not decode, a
+/// position that breaks the kind's invariants, a deal the kind cannot take): in words, for
+/// the checker's rejection.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Malformed(pub String);
+
+impl From<String> for Malformed {
+    fn from(s: String) -> Malformed {
+        Malformed(s)
+    }
+}
+
+impl From<Malformed> for String {
+    fn from(m: Malformed) -> String {
+        m.0
+    }
+}

@@ -33,7 +33,7 @@
 //! `r = f[s] + 1` on a pile top goes home at once when every foundation holds `r - 2`) the
 //! argument is the induction in `docs/design.md`, "Certified losses".
 
-use super::{Game, Start, MAX_PILES};
+use super::{Game, Malformed, Start, MAX_PILES};
 use std::fmt::Write as _;
 
 /// Most cards in one pile (a whole deck).
@@ -115,26 +115,26 @@ impl Quotient {
         k: u8,
         dealt: bool,
         autoplay: bool,
-    ) -> Result<Quotient, String> {
+    ) -> Result<Quotient, Malformed> {
         if game.build != super::BuildRule::DownAnySuit
             || game.decks != 1
             || game.cells != 0
             || game.stock
             || game.foundation_return
         {
-            return Err(format!(
-                "the suit-blind quotient does not apply to these rules ({game})"
-            ));
+            return Err(
+                format!("the suit-blind quotient does not apply to these rules ({game})").into(),
+            );
         }
         if !(1..=13).contains(&k) {
-            return Err(format!("window k = {k}"));
+            return Err(format!("window k = {k}").into());
         }
         let n = usize::from(game.piles);
         if n == 0 || n > MAX_PILES || start.tableau.len() != n {
-            return Err(format!("{} piles", start.tableau.len()));
+            return Err(format!("{} piles", start.tableau.len()).into());
         }
         if !start.cells.is_empty() || !start.stock.is_empty() || !start.waste.is_empty() {
-            return Err("cards in cells, stock or waste".to_string());
+            return Err("cards in cells, stock or waste".to_string().into());
         }
         let mut q = Quotient {
             k,
@@ -148,11 +148,11 @@ impl Quotient {
         };
         for (i, p) in start.tableau.iter().enumerate() {
             if p.len() > CAP {
-                return Err(format!("pile {} holds {} cards", i + 1, p.len()));
+                return Err(format!("pile {} holds {} cards", i + 1, p.len()).into());
             }
             for (j, &c) in p.iter().enumerate() {
                 if !(1..=13).contains(&(c >> 2)) {
-                    return Err(format!("byte {c} in the deal is not a card"));
+                    return Err(format!("byte {c} in the deal is not a card").into());
                 }
                 q.deal[i][j] = c;
                 q.dealt_at[usize::from(c)] = Some((i as u8, j as u8));
@@ -178,11 +178,11 @@ impl Quotient {
     ///
     /// # Errors
     /// If the deal's foundations are out of range.
-    pub fn start(&self, start: &Start) -> Result<APos, String> {
+    pub fn start(&self, start: &Start) -> Result<APos, Malformed> {
         let mut f = [0u8; 4];
         f.copy_from_slice(&start.foundations[..4]);
         if f.iter().any(|&h| h > 13) || start.foundations[4..].iter().any(|&h| h > 0) {
-            return Err("foundation heights out of range".to_string());
+            return Err("foundation heights out of range".to_string().into());
         }
         let mut a = APos {
             len: self.deal_len,
@@ -208,24 +208,26 @@ impl Quotient {
     ///
     /// # Errors
     /// What is wrong.
-    pub fn well_formed(&self, a: &APos) -> Result<(), String> {
+    pub fn well_formed(&self, a: &APos) -> Result<(), Malformed> {
         let mut by_rank = [0u16; 14];
         let mut fixed = [[0u16; 4]; 14];
         for i in 0..self.n {
             let l = usize::from(a.len[i]);
             if l > CAP || a.unmoved[i] > a.len[i] || a.unmoved[i] > self.deal_len[i] {
-                return Err(format!("pile {} has bad lengths", i + 1));
+                return Err(format!("pile {} has bad lengths", i + 1).into());
             }
             if !self.dealt && a.unmoved[i] > 0 {
-                return Err("never-moved counts without the dealt refinement".to_string());
+                return Err("never-moved counts without the dealt refinement"
+                    .to_string()
+                    .into());
             }
             for (j, &x) in a.piles[i][..l].iter().enumerate() {
                 let (r, t) = (rank(x), tag(x));
                 if !(1..=13).contains(&r) || t > UNFIXED {
-                    return Err(format!("byte {x} is not a symbol"));
+                    return Err(format!("byte {x} is not a symbol").into());
                 }
                 if j < usize::from(a.unmoved[i]) && x != self.symbol(self.deal[i][j], &a.found) {
-                    return Err(format!("pile {} does not hold its dealt card", i + 1));
+                    return Err(format!("pile {} does not hold its dealt card", i + 1).into());
                 }
                 by_rank[usize::from(r)] += 1;
                 if t < UNFIXED {
@@ -239,14 +241,15 @@ impl Quotient {
                 return Err(format!(
                     "{} cards of rank {r} on the tableau, {out} not home",
                     by_rank[usize::from(r)]
-                ));
+                )
+                .into());
             }
             for (s, (&h, &got)) in a.found.iter().zip(&fixed[usize::from(r)]).enumerate() {
                 let want = u16::from(h < r && r <= h + self.k);
                 if got != want {
-                    return Err(format!(
-                        "{got} symbols of the fixed card of rank {r}, suit {s}"
-                    ));
+                    return Err(
+                        format!("{got} symbols of the fixed card of rank {r}, suit {s}").into(),
+                    );
                 }
             }
         }
@@ -459,7 +462,7 @@ impl Quotient {
     ///
     /// # Errors
     /// Bytes too short or too long, or counts out of range.
-    pub fn decode(&self, bytes: &[u8]) -> Result<APos, String> {
+    pub fn decode(&self, bytes: &[u8]) -> Result<APos, Malformed> {
         let short = || "the member's bytes end early".to_string();
         let mut a = APos {
             len: [0; MAX_PILES],
@@ -469,10 +472,10 @@ impl Quotient {
         };
         a.found.copy_from_slice(bytes.get(..4).ok_or_else(short)?);
         if a.found.iter().any(|&h| h > 13) {
-            return Err("foundation heights out of range".to_string());
+            return Err("foundation heights out of range".to_string().into());
         }
         let mut at = 4;
-        let take = |at: &mut usize, len: usize| -> Result<&[u8], String> {
+        let take = |at: &mut usize, len: usize| -> Result<&[u8], Malformed> {
             let s = bytes.get(*at..*at + len).ok_or_else(short)?;
             *at += len;
             Ok(s)
@@ -485,14 +488,14 @@ impl Quotient {
                     continue;
                 }
                 if p > usize::from(self.deal_len[i]) {
-                    return Err(format!("pile {} never moved {p} cards", i + 1));
+                    return Err(format!("pile {} never moved {p} cards", i + 1).into());
                 }
                 for j in 0..p {
                     a.piles[i][j] = self.symbol(self.deal[i][j], &a.found);
                 }
                 let above = usize::from(take(&mut at, 1)?[0]);
                 if p + above > CAP {
-                    return Err(format!("pile {} too long", i + 1));
+                    return Err(format!("pile {} too long", i + 1).into());
                 }
                 a.piles[i][p..p + above].copy_from_slice(take(&mut at, above)?);
                 a.len[i] = (p + above) as u8;
@@ -501,13 +504,15 @@ impl Quotient {
         for i in (0..self.n).filter(|&i| a.unmoved[i] == 0) {
             let l = usize::from(take(&mut at, 1)?[0]);
             if l > CAP {
-                return Err(format!("a pile of {l} cards"));
+                return Err(format!("a pile of {l} cards").into());
             }
             a.piles[i][..l].copy_from_slice(take(&mut at, l)?);
             a.len[i] = l as u8;
         }
         if at != bytes.len() {
-            return Err("the member's bytes go on past its last pile".to_string());
+            return Err("the member's bytes go on past its last pile"
+                .to_string()
+                .into());
         }
         Ok(a)
     }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 fn input(msg: String) -> InputError {
-    InputError(msg)
+    InputError::new(castle::InputKind::Usage, msg)
 }
 
 /// `--certificates DIR`: the directory, made if missing, that a file can be written in.

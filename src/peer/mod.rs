@@ -255,7 +255,7 @@ pub fn run_fc_solve_capped(
     }
     let board = match write_fcs(deal) {
         Ok(b) => b,
-        Err(e) => return PeerRun::failed(e.0),
+        Err(e) => return PeerRun::failed(e.to_string()),
     };
     let child = match process::run(exe, preset.args(), &board, timeout, max_memory_bytes) {
         Ok(c) => c,

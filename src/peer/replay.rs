@@ -210,11 +210,9 @@ fn single(
         .ok_or(ReplayError::EmptyStack { n, stack: from })?;
     let m = Move::single(card, from as u8, to);
     let step: Step = check::steps_of(&[m]).remove(0);
-    board.play(&step).map_err(|why| ReplayError::Illegal {
-        n,
-        step: step.clone(),
-        why,
-    })?;
+    board
+        .play(&step)
+        .map_err(|why| ReplayError::Illegal { n, step, why })?;
     moves.push(m);
     Ok(())
 }

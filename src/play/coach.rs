@@ -111,8 +111,8 @@ pub fn solve(solver: &Solver, board: &Board) -> Known {
             let steps = steps_of(&out.moves)
                 .into_iter()
                 .map(|s| Step {
-                    from: rename_cell(&s.from, &map),
-                    to: rename_cell(&s.to, &map),
+                    from: rename_cell(s.from, &map),
+                    to: rename_cell(s.to, &map),
                     ..s
                 })
                 .collect();
@@ -153,13 +153,11 @@ fn cell_map(board: &Board) -> Vec<usize> {
     full.into_iter().chain(empty).collect()
 }
 
-/// `name` with a cell of the deal renamed to the board's cell.
-fn rename_cell(name: &str, map: &[usize]) -> String {
-    match name.parse::<Pile>() {
-        Ok(Pile::Reserve(k)) if usize::from(k) < map.len() => {
-            Pile::Reserve(map[usize::from(k)] as u8).to_string()
-        }
-        _ => name.to_string(),
+/// `pile` with a cell of the deal renamed to the board's cell.
+fn rename_cell(pile: Pile, map: &[usize]) -> Pile {
+    match pile {
+        Pile::Reserve(k) if usize::from(k) < map.len() => Pile::Reserve(map[usize::from(k)] as u8),
+        p => p,
     }
 }
 
@@ -277,9 +275,7 @@ impl Coach {
                     // automatic move made before the line would have made it).
                     let at = plan.iter().position(|p| p == s).or_else(|| {
                         plan.iter().position(|p| {
-                            s.to_pile() == Some(Pile::Foundation)
-                                && p.to_pile() == Some(Pile::Foundation)
-                                && p.card == s.card
+                            s.to == Pile::Foundation && p.to == Pile::Foundation && p.card == s.card
                         })
                     });
                     match at {
@@ -375,6 +371,11 @@ mod tests {
     use crate::rules::Variant;
     use crate::Deal;
 
+    /// A pile by name (tests only: the name is known good).
+    fn pile(name: &str) -> Pile {
+        name.parse().expect("a pile name")
+    }
+
     fn solver() -> Solver {
         coach_solver(200_000, None).unwrap()
     }
@@ -412,7 +413,7 @@ mod tests {
         let as_ = "AS".parse::<crate::Card>().unwrap();
         assert_eq!(board.reserve[1], Some(as_));
         board
-            .play(&crate::play::game::step(as_, "r2", "f"))
+            .play(&crate::play::game::step(as_, pile("r2"), pile("f")))
             .unwrap();
         board.reserve.swap(0, 1);
         let k = solve(&solver(), &board);
@@ -435,19 +436,13 @@ mod tests {
         };
         deal.validate().unwrap();
         let board = Board::new(&deal);
-        let there = crate::play::game::step(c("JS"), "t1", "t4");
-        let back = crate::play::game::step(c("JS"), "t4", "t1");
-        let home = crate::play::game::step(c("JS"), "t1", "f");
-        assert_eq!(shorten(&board, vec![there.clone(), back.clone()]), vec![]);
-        assert_eq!(
-            shorten(&board, vec![there.clone(), back.clone(), home.clone()]),
-            vec![home.clone()]
-        );
-        assert_eq!(
-            shorten(&board, vec![there.clone(), back, there.clone()]),
-            vec![there.clone()]
-        );
-        assert_eq!(shorten(&board, vec![home.clone()]), vec![home]);
+        let there = crate::play::game::step(c("JS"), pile("t1"), pile("t4"));
+        let back = crate::play::game::step(c("JS"), pile("t4"), pile("t1"));
+        let home = crate::play::game::step(c("JS"), pile("t1"), pile("f"));
+        assert_eq!(shorten(&board, vec![there, back]), vec![]);
+        assert_eq!(shorten(&board, vec![there, back, home]), vec![home]);
+        assert_eq!(shorten(&board, vec![there, back, there]), vec![there]);
+        assert_eq!(shorten(&board, vec![home]), vec![home]);
     }
 
     #[test]

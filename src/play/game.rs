@@ -37,7 +37,7 @@ pub enum PlayError {
     #[error("several foundation cards can go to {dest}: name one ({cards})")]
     SeveralFoundationCards {
         /// The destination.
-        dest: String,
+        dest: Pile,
         /// The choices, like `f:5H, f:7C`.
         cards: String,
     },
@@ -46,16 +46,16 @@ pub enum PlayError {
     FoundationsEmpty,
     /// `f` as the source where no foundation card can go.
     #[error("no foundation card can go to {0}")]
-    NoFoundationCardFor(String),
+    NoFoundationCardFor(Pile),
     /// A single card that does not fit, where a run would.
     #[error("{why} (a run of {n} fits: `{from} {to} {n}`)")]
     RunFits {
         /// Why the single card does not go.
         why: Box<PlayError>,
         /// The run's source.
-        from: String,
+        from: Pile,
         /// Its destination.
-        to: String,
+        to: Pile,
         /// Its length.
         n: usize,
     },
@@ -182,7 +182,7 @@ pub fn next_safe_step(board: &Board) -> Option<Step> {
         if !safe_home(board, card, alone) {
             return None;
         }
-        let s = step(card, &from.name(), &Pile::Foundation.to_string());
+        let s = step(card, from.pile(), Pile::Foundation);
         board.clone().play(&s).ok().map(|()| s)
     })
 }
@@ -191,13 +191,10 @@ pub fn next_safe_step(board: &Board) -> Option<Step> {
 /// or the stock's next card when the waste is empty ([`Board::pending_fill`]).
 pub fn fill_step(board: &Board) -> Option<Step> {
     let e = board.pending_fill()?;
-    let to = Target::Pile(e).name();
+    let to = Pile::Tableau(e as u8);
     match board.waste.last() {
-        Some(&c) => Some(step(c, &Pile::Waste.to_string(), &to)),
-        None => board
-            .stock
-            .first()
-            .map(|&c| step(c, &Pile::Stock.to_string(), &to)),
+        Some(&c) => Some(step(c, Pile::Waste, to)),
+        None => board.stock.first().map(|&c| step(c, Pile::Stock, to)),
     }
 }
 
@@ -222,7 +219,7 @@ pub struct Played {
 impl Played {
     /// Every move made, the player's first.
     pub fn all(&self) -> Vec<Step> {
-        std::iter::once(self.step.clone())
+        std::iter::once(self.step)
             .chain(self.auto.iter().cloned())
             .collect()
     }
@@ -341,7 +338,7 @@ impl Game {
             if self.board.play(&s).is_err() {
                 break; // cannot happen: both come from the checker's own rules
             }
-            self.record(s.clone(), true);
+            self.record(s, true);
             made.push(s);
         }
         made
@@ -372,7 +369,7 @@ impl Game {
             return Err(PlayError::OneAtATime);
         }
         if let Some(n) = count {
-            return Ok(b.step_named(&from.name(), &dest, n)?);
+            return Ok(b.step_named(&from.name(), &dest.to_string(), n)?);
         }
         let legal: Vec<Step> = b
             .legal_steps()
@@ -393,7 +390,7 @@ impl Game {
             } else {
                 PlayError::NoFoundationCardFor(dest)
             }),
-            None => Ok(b.step_named(&from.name(), &dest, 1)?),
+            None => Ok(b.step_named(&from.name(), &dest.to_string(), 1)?),
         }
     }
 
@@ -446,20 +443,14 @@ impl Game {
                 .take_while(|e| e.auto)
                 .any(|e| &e.step == s);
             if made {
-                PlayError::MadeAutomatically {
-                    step: s.clone(),
-                    why,
-                }
+                PlayError::MadeAutomatically { step: *s, why }
             } else {
                 PlayError::Step(why)
             }
         })?;
-        self.record(s.clone(), false);
+        self.record(*s, false);
         let auto = self.autoplay();
-        Ok(Played {
-            step: s.clone(),
-            auto,
-        })
+        Ok(Played { step: *s, auto })
     }
 
     /// Moves the card (or run) of `from` where it does most good, as a single click does in
@@ -479,15 +470,15 @@ impl Game {
             .into_iter()
             .filter(|s| from.is_source_of(s))
             .collect();
-        let pile = |s: &Step| match Target::parse(&s.to, self.shape()) {
-            Ok(Target::Pile(j)) => Some(&b.tableau[j]),
+        let pile = |s: &Step| match s.to {
+            Pile::Tableau(j) => b.tableau.get(usize::from(j)),
             _ => None,
         };
         let left = |s: &Step| match from {
             Target::Pile(i) => b.tableau[i].len() - s.count,
             _ => 1,
         };
-        let home = legal.iter().find(|s| s.to_pile() == Some(Pile::Foundation));
+        let home = legal.iter().find(|s| s.to == Pile::Foundation);
         let onto_card = legal
             .iter()
             .filter(|s| pile(s).is_some_and(|p| !p.is_empty()))
@@ -569,7 +560,7 @@ impl Game {
             if self.board.play(&s).is_err() {
                 break;
             }
-            self.record(s.clone(), true);
+            self.record(s, true);
             made.push(Entry {
                 step: s,
                 auto: true,
@@ -607,6 +598,11 @@ mod tests {
     use crate::report::Report;
     use crate::rules::Variant;
 
+    /// A pile by name (tests only: the name is known good).
+    fn pile(name: &str) -> Pile {
+        name.parse().expect("a pile name")
+    }
+
     fn bc(seed: u64) -> Deal {
         Deal::from_seed(Variant::BeleagueredCastle.rules(), seed)
     }
@@ -641,11 +637,10 @@ mod tests {
                 break;
             }
             // Foundation moves now and then, so the foundations grow.
-            let s = legal
+            let s = *legal
                 .iter()
                 .find(|s| s.to == "f" && rng.below(2) == 0)
-                .unwrap_or(&legal[rng.below(legal.len())])
-                .clone();
+                .unwrap_or(&legal[rng.below(legal.len())]);
             g.play_step(&s).unwrap();
         }
         at(&g);
@@ -731,7 +726,7 @@ t10: JS 5C 8S AH 7H
         assert_eq!(v.total(), 52);
         let court = Deal::from_seed(Variant::Courtyard.rules(), 1);
         let mut b = Board::new(&court);
-        b.play(&step(court.stock[0], "s", "w")).unwrap();
+        b.play(&step(court.stock[0], pile("s"), pile("w"))).unwrap();
         let v = view(&b);
         assert_eq!(v.waste, vec![court.stock[0]]);
         assert_eq!(v.next_stock(), Some(court.stock[1]));
@@ -786,7 +781,8 @@ t10: JS 5C 8S AH 7H
                             let name = crate::moves::pile_name(m.from);
                             // The search packs the cell cards to the front.
                             assert!(
-                                s.from == name || s.from.starts_with('r') && name.starts_with('r'),
+                                s.from == name.as_str()
+                                    || matches!(s.from, Pile::Reserve(_)) && name.starts_with('r'),
                                 "{} {s} vs {name}",
                                 r.variant
                             );
@@ -841,7 +837,7 @@ t10: JS 5C 8S AH 7H
             let start = g.board().clone();
             let p = g.play(Target::Pile(4), Target::Foundation, None).unwrap();
             // The stock's next card fills t5 (the waste is empty), even with auto off.
-            assert_eq!(p.auto[0], step(deal.stock[0], "s", "t5"));
+            assert_eq!(p.auto[0], step(deal.stock[0], pile("s"), pile("t5")));
             assert!(g.history()[1].auto);
             assert!(g.board().pending_fill().is_none());
             let undone = g.undo().unwrap();
@@ -875,7 +871,7 @@ t10: JS 5C 8S AH 7H
             assert!(g
                 .history()
                 .iter()
-                .any(|e| e.auto && e.step.to.starts_with('t')));
+                .any(|e| e.auto && matches!(e.step.to, Pile::Tableau(_))));
             while g.undo().is_some() {
                 assert!(seen.contains(g.board()));
             }
@@ -932,7 +928,7 @@ t10:
         let mut g = Game::new(read(&text), false);
         // Only QC goes on KC; any of the four may go to an empty pile.
         let p = g.play(Target::Foundation, Target::Pile(0), None).unwrap();
-        assert_eq!(p.step, step(c("QC"), "f", "t1"));
+        assert_eq!(p.step, step(c("QC"), pile("f"), pile("t1")));
         let e = g
             .play(Target::Foundation, Target::Pile(4), None)
             .unwrap_err();
@@ -1004,7 +1000,7 @@ t10:
         // Making the next undone move by hand keeps the rest of the redo list; any other
         // move clears it.
         let mut other = g.clone();
-        let redone = g.clone().redo().unwrap()[0].step.clone();
+        let redone = g.clone().redo().unwrap()[0].step;
         g.play_step(&redone).unwrap();
         assert_eq!(g.redo_len(), n - 1);
         if let Some(s) = other
@@ -1044,7 +1040,7 @@ t10:
     fn quick_prefers_the_foundation() {
         let mut g = Game::new(bc(11), false);
         if let Some(s) = g.board().legal_steps().into_iter().find(|s| s.to == "f") {
-            let from = Target::parse(&s.from, g.shape()).unwrap();
+            let from = Target::of_pile(s.from);
             let p = g.quick(from).unwrap();
             assert_eq!(p.step, s);
         }
@@ -1077,8 +1073,17 @@ t10:
         }
         let text = &texts[0];
         // A bad move is named by number.
-        let bad = text.replacen("\"to\": \"", "\"to\": \"t99", 1);
-        let e = Game::from_json(&bad, "save.json").unwrap_err();
-        assert!(e.0.starts_with("save.json: move 1"), "{e}");
+        let to = |name: &str| {
+            let at = text.find("\"to\": \"").unwrap() + 7;
+            let end = at + text[at..].find('"').unwrap();
+            format!("{}{name}{}", &text[..at], &text[end..])
+        };
+        let e = Game::from_json(&to("t9"), "save.json").unwrap_err();
+        assert_eq!(e.kind, crate::InputKind::Move);
+        assert!(e.to_string().starts_with("save.json: move 1"), "{e}");
+        // A name that is no pile at all is refused as the JSON is read, naming it.
+        let e = Game::from_json(&to("t9x"), "save.json").unwrap_err();
+        assert_eq!(e.kind, crate::InputKind::Report);
+        assert!(e.to_string().contains("`t9x` is not a pile name"), "{e}");
     }
 }

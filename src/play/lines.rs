@@ -568,7 +568,7 @@ mod tests {
                     let legal = g.board().legal_steps();
                     if let Some(st) = legal
                         .iter()
-                        .find(|st| st.from == "s" || st.to.starts_with('r'))
+                        .find(|st| st.from == "s" || matches!(st.to, crate::pile::Pile::Reserve(_)))
                         .or(legal.first())
                     {
                         g.play_step(&st.clone()).unwrap();

@@ -30,7 +30,7 @@ pub enum TargetError {
 
 /// A step of the checker, made in one place so that a new field of [`Step`] is added here
 /// only.
-pub fn step(card: Card, from: &str, to: &str) -> Step {
+pub fn step(card: Card, from: Pile, to: Pile) -> Step {
     Step::single(card, from, to)
 }
 
@@ -176,13 +176,8 @@ impl Target {
                     err,
                 });
         }
-        // A bare number names a tableau pile.
-        let name = if w.starts_with(|c: char| c.is_ascii_digit()) {
-            format!("t{w}")
-        } else {
-            w
-        };
-        match name.parse::<Pile>() {
+        // `Pile` reads the names, and the bare number of a tableau pile.
+        match w.parse::<Pile>() {
             Ok(p) if shape.has(p) => Ok(Target::of_pile(p)),
             _ => Err(TargetError::NotAPile {
                 word: word.to_string(),
@@ -193,25 +188,24 @@ impl Target {
 
     /// True if `s` moves a card from this pile (`Foundation` stands for any foundation top).
     pub fn is_source_of(self, s: &Step) -> bool {
-        let from = s.from_pile();
         match self {
-            Target::Home(c) => from == Some(Pile::Foundation) && s.card == c,
-            t => from == Some(t.pile()),
+            Target::Home(c) => s.from == Pile::Foundation && s.card == c,
+            t => s.from == t.pile(),
         }
     }
 
-    /// The name of the pile a move goes to (a foundation card stands for the foundations).
-    pub fn destination(self) -> String {
-        self.pile().to_string()
+    /// The pile a move goes to (a foundation card stands for the foundations).
+    pub fn destination(self) -> Pile {
+        self.pile()
     }
 }
 
 /// The source of a step as a [`Target`] names it: `f:5H` for a foundation card.
 pub fn source_name(s: &Step) -> String {
-    if s.from_pile() == Some(Pile::Foundation) {
+    if s.from == Pile::Foundation {
         format!("f:{}", s.card)
     } else {
-        s.from.clone()
+        s.from.to_string()
     }
 }
 

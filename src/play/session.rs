@@ -168,7 +168,7 @@ impl Session {
         match Deal::numbered(rules, numbering, seed) {
             Ok(deal) => (deal, numbering, None),
             Err(e) => {
-                let why = e.0.replace("--start-rank", "the start rank");
+                let why = e.message;
                 let note = format!("dealt in castle's numbering: {why}");
                 (Deal::from_seed(rules, seed), Numbering::Castle, Some(note))
             }
@@ -182,7 +182,7 @@ impl Session {
         self.game = Game::new(deal, auto).numbered(numbering);
         let mut lines = vec![format!("{what}: {}", self.title())];
         lines.extend(note);
-        let made: Vec<Step> = self.game.history().iter().map(|e| e.step.clone()).collect();
+        let made: Vec<Step> = self.game.history().iter().map(|e| e.step).collect();
         if !made.is_empty() {
             lines.push(format!("automatic: {}", list(&made)));
         }
@@ -310,8 +310,8 @@ impl Session {
         let read = std::fs::File::open(path)
             .and_then(|f| crate::text::read_capped(f, &origin))
             .map_err(|e| format!("{origin}: cannot read: {e}"))
-            .and_then(|r| r.map_err(|e| e.0))
-            .and_then(|b| crate::text::decode(b, &origin).map_err(|e| e.0));
+            .and_then(|r| r.map_err(|e| e.to_string()))
+            .and_then(|b| crate::text::decode(b, &origin).map_err(|e| e.to_string()));
         let text = match read {
             Ok(t) => t,
             Err(e) => return Reply::Refused(e),
@@ -325,7 +325,7 @@ impl Session {
                     self.game.history().len()
                 )])
             }
-            Err(e) => Reply::Refused(e.0),
+            Err(e) => Reply::Refused(e.to_string()),
         }
     }
 }

@@ -276,10 +276,9 @@ mod tests {
     fn keys_move_cards_and_illegal_moves_change_nothing() {
         let mut a = app(42);
         let legal = a.session().board().legal_steps();
-        let s = legal.iter().find(|s| s.to != "f").unwrap().clone();
-        let shape = a.session().game.shape();
-        pick(&mut a, Target::parse(&s.from, shape).unwrap());
-        pick(&mut a, Target::parse(&s.to, shape).unwrap());
+        let s = *legal.iter().find(|s| s.to != "f").unwrap();
+        pick(&mut a, Target::of_pile(s.from));
+        pick(&mut a, Target::of_pile(s.to));
         assert_eq!(a.session().game.history().len(), 1);
         press(&mut a, 'u');
         assert_eq!(a.session().game.history().len(), 0);
@@ -295,7 +294,7 @@ mod tests {
                     && !board
                         .legal_steps()
                         .iter()
-                        .any(|s| s.from == Target::Pile(i).name() && s.to == Target::Pile(j).name())
+                        .any(|s| s.from == Target::Pile(i).pile() && s.to == Target::Pile(j).pile())
             })
             .unwrap();
         pick(&mut a, Target::Pile(bad.0));
@@ -345,12 +344,11 @@ mod tests {
         let s = board
             .legal_steps()
             .into_iter()
-            .find(|s| s.from.starts_with('r'))
+            .find(|s| matches!(s.from, crate::pile::Pile::Reserve(_)))
             .unwrap();
-        let shape = a.session().game.shape();
-        pick(&mut a, Target::parse(&s.from, shape).unwrap());
+        pick(&mut a, Target::of_pile(s.from));
         assert!(a.selected.is_some());
-        pick(&mut a, Target::parse(&s.to, shape).unwrap());
+        pick(&mut a, Target::of_pile(s.to));
         assert_eq!(a.session().game.history()[0].step, s);
         // `r` then a cell that does not exist.
         press(&mut a, 'r');
@@ -413,9 +411,9 @@ mod tests {
             .board()
             .legal_steps()
             .into_iter()
-            .find(|s| s.to == "f" && s.from.starts_with('t'))
+            .find(|s| s.to == "f" && matches!(s.from, crate::pile::Pile::Tableau(_)))
         {
-            let from = Target::parse(&s.from, a.session().game.shape()).unwrap();
+            let from = Target::of_pile(s.from);
             let alone = a.session().board().tableau[match from {
                 Target::Pile(i) => i,
                 _ => unreachable!(),

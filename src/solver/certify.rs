@@ -140,7 +140,7 @@ pub fn certify(
         let encoder =
             match certificate::quotient::Quotient::new(game, &start, k, dealt, opts.autoplay) {
                 Ok(e) => e,
-                Err(why) if ask.is_some() => return Err(CertifyError::NotApplicable(why)),
+                Err(why) if ask.is_some() => return Err(CertifyError::NotApplicable(why.0)),
                 Err(_) => break,
             };
         let qopts = QuotientOptions {
@@ -207,10 +207,11 @@ pub fn certify(
 fn exact_members(deal: &Deal, opts: &CertifyOptions, t0: Instant) -> Result<Members, CertifyError> {
     let game = certificate::game_of(&deal.rules);
     let start = certificate::start_of(deal);
-    let enc = Exact::new(game, &start, opts.autoplay).map_err(CertifyError::NotApplicable)?;
+    let enc =
+        Exact::new(game, &start, opts.autoplay).map_err(|m| CertifyError::NotApplicable(m.0))?;
     let mut board = enc
         .start_board(&start)
-        .map_err(CertifyError::NotApplicable)?;
+        .map_err(|m| CertifyError::NotApplicable(m.0))?;
     let deadline = opts
         .max_seconds
         .map(|s| t0 + std::time::Duration::from_secs_f64(s.min(1e9)));

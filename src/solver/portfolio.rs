@@ -295,8 +295,8 @@ impl Members {
     /// [`Members::DEFAULT`]).
     ///
     /// # Errors
-    /// The name that is not a member's.
-    pub fn parse(list: &str) -> Result<Members, String> {
+    /// A name that is not a member's ([`crate::InputKind::Usage`], the names listed).
+    pub fn parse(list: &str) -> Result<Members, crate::InputError> {
         let mut set = 0u16;
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if name == "all" {
@@ -310,7 +310,16 @@ impl Members {
             let i = Member::ALL
                 .iter()
                 .position(|m| Some(*m) == Member::from_name(name))
-                .ok_or_else(|| name.to_string())?;
+                .ok_or_else(|| {
+                    let names: Vec<&str> = Member::ALL.iter().map(|m| m.name()).collect();
+                    crate::InputError::new(
+                        crate::InputKind::Usage,
+                        format!(
+                            "`{name}` is not a member ({}, default, all)",
+                            names.join(", ")
+                        ),
+                    )
+                })?;
             set |= 1 << i;
         }
         Ok(Members(set))

@@ -8,7 +8,7 @@ use crate::deal::Numbering;
 use crate::formats;
 use crate::report::{MoveJson, Report};
 use crate::solver::Verdict;
-use crate::InputError;
+use crate::{InputError, InputKind};
 use serde_json::Value;
 
 impl Game {
@@ -22,8 +22,8 @@ impl Game {
     pub fn to_json(&self) -> String {
         let mv = |s: &Step| MoveJson {
             card: s.card.to_string(),
-            from: s.from.clone(),
-            to: s.to.clone(),
+            from: s.from,
+            to: s.to,
             count: (s.count > 1).then_some(s.count),
         };
         let verdict = if self.is_won() {
@@ -79,21 +79,24 @@ impl Game {
     pub fn from_json(text: &str, origin: &str) -> Result<Game, InputError> {
         let deal = formats::read_json_deal(text, origin)?;
         let report: Report = serde_json::from_str(text).map_err(|e| {
-            InputError(format!(
-                "{origin}: line {}: not a saved game (the JSON of `castle solve --format json`): {e}",
-                e.line()
-            ))
+            InputError::new(
+                InputKind::Report,
+                format!("not a saved game (the JSON of `castle solve --format json`): {e}"),
+            )
+            .at(origin)
+            .on_line(e.line())
         })?;
         let steps = report.steps(origin)?;
         // Files saved before the numbering was kept have none: castle's, the only one then.
         let numbering = match &report.numbering {
             Some(n) => n
                 .parse::<Numbering>()
-                .map_err(|e| InputError(format!("{origin}: numbering: {e}")))?,
+                .map_err(|e| e.at(origin).map_message(|m| format!("numbering: {m}")))?,
             None => Numbering::Castle,
         };
-        let v: Value = serde_json::from_str(text)
-            .map_err(|e| InputError(format!("{origin}: invalid JSON: {e}")))?;
+        let v: Value = serde_json::from_str(text).map_err(|e| {
+            InputError::new(InputKind::Report, format!("invalid JSON: {e}")).at(origin)
+        })?;
         let play = v.get("play");
         let numbers = |field: &str| -> Vec<u64> {
             play.and_then(|p| p.get(field))
@@ -108,14 +111,19 @@ impl Game {
             .and_then(Value::as_bool)
             .unwrap_or(true);
         let redo: Vec<MoveJson> = match play.and_then(|p| p.get("redo")) {
-            Some(r) => serde_json::from_value(r.clone())
-                .map_err(|e| InputError(format!("{origin}: play.redo: {e}")))?,
+            Some(r) => serde_json::from_value(r.clone()).map_err(|e| {
+                InputError::new(InputKind::Report, format!("play.redo: {e}")).at(origin)
+            })?,
             None => Vec::new(),
         };
         let mut g = Game::unplayed(deal, auto).numbered(numbering);
         for (i, s) in steps.into_iter().enumerate() {
             g.board.play(&s).map_err(|why| {
-                InputError(format!("{origin}: move {} ({s}) is illegal: {why}", i + 1))
+                InputError::new(
+                    InputKind::Move,
+                    format!("move {} ({s}) is illegal: {why}", i + 1),
+                )
+                .at(origin)
             })?;
             let auto = automatic.contains(&(i as u64 + 1));
             g.done.push(Entry { step: s, auto });
@@ -124,14 +132,17 @@ impl Game {
             moves: redo,
             ..report
         };
-        let redo = redo_report.steps(&format!("{origin}: play.redo"))?;
+        let redo = redo_report
+            .steps(origin)
+            .map_err(|e| e.map_message(|m| format!("play.redo: {m}")))?;
         let mut trial = g.board.clone();
         for (i, s) in redo.iter().enumerate() {
             trial.play(s).map_err(|why| {
-                InputError(format!(
-                    "{origin}: play.redo move {} ({s}) is illegal: {why}",
-                    i + 1
-                ))
+                InputError::new(
+                    InputKind::Move,
+                    format!("play.redo move {} ({s}) is illegal: {why}", i + 1),
+                )
+                .at(origin)
             })?;
         }
         g.undone = redo

@@ -41,7 +41,7 @@ impl App {
                 tops.sort_by_key(|&c| {
                     !legal
                         .iter()
-                        .any(|s| s.from_pile() == Some(Pile::Foundation) && s.card == c)
+                        .any(|s| s.from == Pile::Foundation && s.card == c)
                 });
                 tops.dedup();
                 let next = match self.selected {
