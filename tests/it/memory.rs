@@ -6,6 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common::data;
 use std::process::{Command, Stdio};
 
 /// What the process holds outside the solve's account, whatever the budget: the binary's
@@ -18,12 +19,9 @@ const ALLOWANCE_MIB: f64 = 8.0;
 // The child is reaped by `wait4` below, which also gives its peak resident set.
 #[allow(clippy::zombie_processes)]
 fn peak_mib(mib: usize, seconds: u32) -> (f64, String) {
-    let deal = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/bench/hard-unsolvable.fcs"
-    );
+    let deal = data("bench/hard-unsolvable.fcs");
     let child = Command::new(env!("CARGO_BIN_EXE_castle"))
-        .args(["solve", "--deal", deal, "-q", "--memory"])
+        .args(["solve", "--deal", &deal, "-q", "--memory"])
         .arg(mib.to_string())
         .arg("--max-seconds")
         .arg(seconds.to_string())
