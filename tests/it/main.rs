@@ -2,6 +2,9 @@
 //! linked once for all of them (docs/testing.md says what each checks). `common` holds the
 //! shared helpers: two slow independent solvers, the built binary's runners, batch rows.
 //!
+//! `tests/memory.rs` stays a binary of its own: it measures a child's peak resident set, which
+//! on Linux includes the spawning process's (see its opening).
+//!
 //! One module, or one test: `cargo test --release --test it batch::` or `--test it
 //! -- --exact solver::a_position_won_in_five_moves`.
 
@@ -16,7 +19,6 @@ mod everyday;
 mod fuzz;
 mod kill;
 mod layered;
-mod memory;
 mod play;
 mod quotient;
 mod readme;
