@@ -1,6 +1,6 @@
 //! Criterion benchmarks over fixed deal sets. The total node count of each set is printed
 //! first: it is the regression signature (a change of search order or pruning shows up there
-//! before it shows up in time). The full sets of the issue live behind `castle bench`.
+//! before it shows up in time). The full benchmark sets live behind `castle bench`.
 
 use castle::bench::{run_set, DealSet};
 use castle::deal::{Deal, Numbering};

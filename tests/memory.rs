@@ -3,6 +3,11 @@
 //! 600 MiB when it is proved), must keep its peak resident set within 10% of the budget plus
 //! a fixed allowance. The peak is the kernel's (`wait4`'s `ru_maxrss`), not the solver's own
 //! account, so whatever the account misses shows here.
+//!
+//! A test binary of its own, not a module of `tests/it`: Linux records the spawning process's
+//! high-water mark in the child's `ru_maxrss` when the child execs (posix_spawn shares the
+//! parent's memory until then), so the parent must stay small. In the one binary of the other
+//! tests, big solves in other threads made `--memory 64` read as a 180 MiB peak.
 
 #![cfg(target_os = "linux")]
 

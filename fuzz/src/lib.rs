@@ -1,7 +1,7 @@
 //! The readers of castle as fuzz targets: each takes any bytes, and panics (so that the
 //! fuzzer reports it) only if castle panics or gives an error that does not name its source
 //! or is longer than [`MAX_MESSAGE`] bytes. `fuzz_targets/` wraps each in `fuzz_target!`;
-//! `tests/fuzz.rs` of the main package also compiles this file and runs every target on its
+//! `tests/it/fuzz.rs` of the main package also compiles this file and runs every target on its
 //! seed inputs, so it cannot rot unseen.
 
 use castle::check::Board;

@@ -138,7 +138,7 @@
 //! layer, each layer's in the order generated; the disk stores each layer's new positions
 //! in that order too. So every position is stored with the same record (hence expanded
 //! with the same `last`), at the same index, and the search generates the same children in
-//! the same order: the same classes, counts, and win, as `tests/layered.rs` checks on deals
+//! the same order: the same classes, counts, and win, as `tests/it/layered.rs` checks on deals
 //! that go to disk. The argument above that `Lost` is a proof therefore holds unchanged.
 //!
 //! What stays in memory: the record array (8 bytes a position: `--memory` must hold it),

@@ -4,7 +4,7 @@
 //! SIGTERM says how many rows it saved and how to go on, exits with 130 or 143, leaves only
 //! whole rows, and the same command finishes it with the rows of a clean run.
 
-use std::collections::BTreeMap;
+use crate::common::whole_batch_rows;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -40,32 +40,6 @@ fn args_upto(last: u64, csv: &Path) -> Vec<String> {
     .to_vec()
 }
 
-/// The whole rows of a batch file by seed, without the timing columns (`ms`, `cpu_ms`); a torn last line (a
-/// kill in the middle of a write) is not counted. Panics on a seed written twice.
-fn rows(path: &Path) -> BTreeMap<u64, String> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let whole = &text[..text.rfind('\n').map_or(0, |p| p + 1)];
-    let mut by = BTreeMap::new();
-    for l in whole.lines().skip(1) {
-        let f: Vec<&str> = l.split(',').collect();
-        assert_eq!(f.len(), castle::batch::HEADER.split(',').count(), "`{l}`");
-        let seed: u64 = f[0].parse().unwrap();
-        let header: Vec<&str> = castle::batch::HEADER.split(',').collect();
-        let without_ms = f
-            .iter()
-            .zip(&header)
-            .filter(|(_, h)| **h != "ms" && **h != "cpu_ms")
-            .map(|(v, _)| *v)
-            .collect::<Vec<_>>()
-            .join(",");
-        assert!(
-            by.insert(seed, without_ms).is_none(),
-            "seed {seed} written twice"
-        );
-    }
-    by
-}
-
 fn castle(args: &[String]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_castle"))
         .args(args)
@@ -86,7 +60,7 @@ fn a_batch_killed_a_dozen_times_resumes_to_the_clean_run() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let want = rows(&clean);
+    let want = whole_batch_rows(&clean);
     assert_eq!(want.len() as u64, SEEDS);
 
     let mut kills = Vec::new();
@@ -98,7 +72,7 @@ fn a_batch_killed_a_dozen_times_resumes_to_the_clean_run() {
             if child.try_wait().unwrap().is_some() {
                 break true;
             }
-            if rows(&killed).len() >= target || t0.elapsed() > Duration::from_secs(30) {
+            if whole_batch_rows(&killed).len() >= target || t0.elapsed() > Duration::from_secs(30) {
                 break false;
             }
             std::thread::sleep(Duration::from_millis(5));
@@ -106,7 +80,7 @@ fn a_batch_killed_a_dozen_times_resumes_to_the_clean_run() {
         if !finished {
             // `Child::kill` sends SIGKILL: no handler runs, no buffer is flushed.
             child.kill().unwrap();
-            kills.push(rows(&killed).len());
+            kills.push(whole_batch_rows(&killed).len());
         }
         let out = child.wait_with_output().unwrap();
         assert!(
@@ -126,7 +100,7 @@ fn a_batch_killed_a_dozen_times_resumes_to_the_clean_run() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let got = rows(&killed);
+    let got = whole_batch_rows(&killed);
     assert_eq!(got.len(), want.len(), "kills at {kills:?}");
     for (seed, row) in &want {
         assert_eq!(got.get(seed), Some(row), "seed {seed}; kills at {kills:?}");
@@ -174,11 +148,11 @@ fn ctrl_c_stops_a_batch_between_rows_and_the_same_command_goes_on() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let want = rows(&clean);
+    let want = whole_batch_rows(&clean);
     assert_eq!(want.len() as u64, LAST);
 
     let mut child = castle(&args_upto(LAST, &stopped));
-    let started = wait_for(&mut child, || rows(&stopped).len() >= 20);
+    let started = wait_for(&mut child, || whole_batch_rows(&stopped).len() >= 20);
     assert!(started, "the batch ended before 20 rows");
     signal(&child, "INT");
     let out = child.wait_with_output().unwrap();
@@ -187,7 +161,7 @@ fn ctrl_c_stops_a_batch_between_rows_and_the_same_command_goes_on() {
     // Only whole rows: the file ends with a newline, and every line has every column.
     let text = std::fs::read_to_string(&stopped).unwrap();
     assert!(text.ends_with('\n'), "a torn last line: {text}");
-    let saved = rows(&stopped);
+    let saved = whole_batch_rows(&stopped);
     assert!(
         saved.len() >= 20 && (saved.len() as u64) < LAST,
         "{} rows",
@@ -218,7 +192,7 @@ fn ctrl_c_stops_a_batch_between_rows_and_the_same_command_goes_on() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(rows(&stopped), want);
+    assert_eq!(whole_batch_rows(&stopped), want);
 }
 
 #[cfg(unix)]

@@ -1,9 +1,7 @@
 //! The binary end to end: golden deal numbers, format round trips, the JSON contract read
 //! back by `verify`, and bad input (exit code 2, a message naming the fault, never a panic).
 
-mod common;
-
-use common::{castle, run_castle, run_ok, temp_file, SMALL_BATCH};
+use crate::common::{castle, data, run_castle, run_ok, temp_file, SMALL_BATCH};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -16,10 +14,6 @@ const VARIANTS: [&str; 6] = [
     "castile",
     "courtyard",
 ];
-
-fn data(path: &str) -> String {
-    format!("{}/data/{path}", env!("CARGO_MANIFEST_DIR"))
-}
 
 #[test]
 fn deal_numbers_never_change() {

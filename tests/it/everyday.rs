@@ -3,11 +3,9 @@
 //! size cap, a resumed batch's win rate, the small words). Every win here is replayed by the
 //! independent checker, and every test here failed on the code before its fix.
 
-mod common;
-
+use crate::common::{castle, run_ok, temp_file};
 use castle::check::{check_win, steps_of, Board};
 use castle::{Deal, Limits, Solver, Variant, Verdict};
-use common::{castle, run_ok, temp_file};
 
 fn budget(nodes: u64) -> Solver {
     Solver {

@@ -3,7 +3,7 @@
 # shards, 4 of them run through GNU parallel and the 5th as a Slurm array task would run it
 # (SLURM_ARRAY_TASK_ID set, the shard taken from it), merged with `castle stats` and compared
 # with one unsharded run: the same summary, and every seed in exactly one shard.
-# Usage: CASTLE=path/to/castle tests/shards.sh   (run by tests/shards.rs)
+# Usage: CASTLE=path/to/castle tests/it/shards.sh   (run by tests/it/shards.rs)
 set -euo pipefail
 castle=${CASTLE:?set CASTLE to the castle binary}
 if ! command -v parallel >/dev/null 2>&1; then

@@ -6,13 +6,13 @@
 //! `target/tmp/replay-pages/` for people to look at. Without chromium the test says so and
 //! passes, except under CI (`CI` set), where that is a failure.
 
-mod common;
+use crate::common;
 
+use crate::common::{castle, run_ok};
 use castle::check::{replay, Board};
 use castle::play::game::view;
 use castle::report::Report;
 use castle::Variant;
-use common::{castle, run_ok};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! Measures a relaxed courtyard ([`rm`]) deal by deal: whether the relaxation can win, the
 //! states it searched, and seconds. Its "cannot win" would be a proof that the deal is lost
 //! (every line of the game is a line of the relaxation); measured, it wins every deal tried
-//! (docs/design.md, "Why courtyard needs one").
+//! (docs/design.md, "Why courtyard needs a quotient").
 //!
 //! `cargo run --release --example courtyard_relax -- FIRST LAST [MAX_STATES]`
 

@@ -71,7 +71,7 @@
 //! pile may be left pending only when a card dealt after the waste top has gone `OUT` or
 //! `FREE` (`Game::pend_allowed`): `B`'s card of `D` lay above `A`'s waste top, and that is all
 //! the argument uses. (Dropping pending fills makes the abstraction unsound in principle;
-//! the test `tests/courtyard_pin.rs` did not catch that, while it does catch pinned cards
+//! the test `tests/it/courtyard_pin.rs` did not catch that, while it does catch pinned cards
 //! denied `FREE` parents.)
 //!
 //! # Refinement

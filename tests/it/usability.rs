@@ -4,9 +4,7 @@
 //! pictures are drawn, and the small words are right. Every win printed here is replayed by
 //! `castle verify` (the independent checker), not trusted.
 
-mod common;
-
-use common::{castle, run_ok, temp_file};
+use crate::common::{castle, run_ok, temp_file};
 use serde_json::Value;
 
 fn run_err(args: &[&str]) -> String {

@@ -7,13 +7,14 @@
 //! the solver does not decide within the test's node budget is replaced by another: an
 //! `unknown` is not a disagreement, and the test stays short.
 
+use crate::common::data;
 use castle::batch::passes::PASS_NODES;
 use castle::deal::Numbering;
 use castle::stats::wilson;
 use castle::winrates::{read_index, winnable};
 use castle::{Deal, Solver, Variant, Verdict};
 use rand::{Rng, SeedableRng};
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Deals checked per table.
 const SAMPLE: usize = 6;
@@ -22,7 +23,7 @@ const DRAWS: usize = 30;
 
 #[test]
 fn every_table_agrees_with_a_fresh_solve_of_a_sample() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/tables");
+    let dir = PathBuf::from(data("tables"));
     let index = read_index(&dir).unwrap();
     assert!(!index.is_empty(), "no tables in {}", dir.display());
     let seed = std::env::var("CASTLE_TABLE_SEED")

@@ -4,13 +4,8 @@
 //! and the "winnable?" mark on a hand-built position. One test runs the full-screen board
 //! in a pseudo-terminal.
 
-use assert_cmd::Command;
+use crate::common::{castle, temp_file};
 use serde_json::Value;
-use std::io::Write;
-
-fn castle() -> Command {
-    Command::cargo_bin("castle").unwrap()
-}
 
 /// Runs `castle play ARGS` with `input` on standard input; the session must end cleanly.
 fn play(args: &[&str], input: &str) -> String {
@@ -155,12 +150,6 @@ fn field<'a>(block: &'a str, name: &str) -> &'a str {
         .next()
         .unwrap()
         .trim()
-}
-
-fn temp_file(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::NamedTempFile::new().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
 }
 
 /// Deal 3 of beleaguered-castle is won by the solver in a few hundred nodes.

@@ -10,13 +10,11 @@
 //! failure reproduces; `CASTLE_FUZZ_SEED=N` runs another sequence and `CASTLE_FUZZ_SCALE=K`
 //! K times as many inputs. The `fuzz/` directory has `cargo fuzz` targets for long runs.
 
-mod common;
-
+use crate::common::{run_castle, SMALL_BATCH};
 use castle::check::Board;
 use castle::formats::{self, Format, ReadOptions};
 use castle::play::{coach::Coach, game::Game, lines, session::Session};
 use castle::{Deal, Variant};
-use common::{run_castle, SMALL_BATCH};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -551,7 +549,7 @@ fn the_binary_exits_0_1_or_2_on_mutated_input() {
 }
 
 /// The `cargo fuzz` targets of `fuzz/` (compiled here too, so that they keep building).
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod targets;
 
 #[test]

@@ -10,12 +10,12 @@
 //! search found (the checker's board turned back into a deal), some of them after a few
 //! random legal moves, which lose some.
 
-mod common;
+use crate::common;
 
+use crate::common::{exact, plain_dfs, solve_checked};
 use castle::check::{check_win, replay, steps_of};
 use castle::solver::layered::{self, End, LayeredError};
 use castle::{Deal, Limits, Pruning, Solver, Variant, Verdict};
-use common::{exact, plain_dfs, solve_checked};
 use rand::{Rng, SeedableRng};
 
 /// The layered search through the solver, within `nodes` and `memory` bytes (its wins

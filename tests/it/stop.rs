@@ -4,6 +4,7 @@
 //! stands. Each solve also has a time budget far beyond the raise: a solve that ignored the
 //! flag would end on that budget (`Limit::Seconds`) or decide the deal, and fail here.
 
+use crate::common::data;
 use castle::formats::{read_deal, ReadOptions};
 use castle::{Deal, Limit, Limits, Outcome, Solver, Variant, Verdict};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,8 +21,8 @@ fn hard_courtyard() -> Deal {
 }
 
 fn hard_lost() -> Deal {
-    let text = include_str!("../data/bench/hard-unsolvable.fcs");
-    read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap()
+    let text = std::fs::read_to_string(data("bench/hard-unsolvable.fcs")).unwrap();
+    read_deal(&text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap()
 }
 
 /// Solves `deal` with `solver` (its stop flag set up here) while another thread raises the

@@ -2,42 +2,10 @@
 //! killed part-way resumes to the same rows with none lost or doubled, and corrupt input is
 //! named by file and line.
 
-use assert_cmd::Command;
+use crate::common::{batch_rows, castle};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn castle() -> Command {
-    Command::cargo_bin("castle").unwrap()
-}
-
-/// The rows of a batch file without the timing columns (`ms` and `cpu_ms`), by seed; panics
-/// on a doubled seed.
-fn rows(path: &Path) -> BTreeMap<u64, String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(lines.next(), Some(castle::batch::HEADER));
-    let mut by = BTreeMap::new();
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
-        assert_eq!(
-            f.len(),
-            castle::batch::HEADER.split(',').count(),
-            "torn row `{l}`"
-        );
-        let seed: u64 = f[0].parse().unwrap();
-        let cpu = castle::batch::HEADER
-            .split(',')
-            .position(|c| c == "cpu_ms")
-            .unwrap();
-        let without_ms = [&f[..9], &f[10..cpu], &f[cpu + 1..]].concat().join(",");
-        assert!(
-            by.insert(seed, without_ms).is_none(),
-            "seed {seed} written twice"
-        );
-    }
-    by
-}
 
 fn batch(args: &[&str]) {
     let out = castle()
@@ -81,12 +49,12 @@ fn shards_merged_equal_the_unsharded_run() {
             "-j",
             "1",
         ]);
-        for (s, r) in rows(&p) {
+        for (s, r) in batch_rows(&p) {
             assert!(merged.insert(s, r).is_none(), "seed {s} in two shards");
         }
         files.push(p);
     }
-    assert_eq!(merged, rows(&whole));
+    assert_eq!(merged, batch_rows(&whole));
     // `stats` over the shards prints what it prints over the whole run.
     let stats = |paths: &[&Path]| {
         let out = castle().arg("stats").args(paths).output().unwrap();
@@ -134,7 +102,7 @@ fn a_killed_run_resumes_with_no_row_lost_or_doubled() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let before = rows(&resumed).len();
+    let before = batch_rows(&resumed).len();
     assert!(before < 120, "the run finished before it could be killed");
     // A power cut in the middle of a write leaves a torn last line; resume must cut it.
     std::fs::OpenOptions::new()
@@ -155,7 +123,7 @@ fn a_killed_run_resumes_with_no_row_lost_or_doubled() {
             .map(String::as_str)
             .collect::<Vec<_>>(),
     );
-    assert_eq!(rows(&resumed), rows(&reference));
+    assert_eq!(batch_rows(&resumed), batch_rows(&reference));
 }
 
 #[test]
@@ -215,7 +183,7 @@ fn winnable_only_lists_the_won_seeds() {
         .map(|l| l.parse().unwrap())
         .collect();
     listed.sort_unstable();
-    let from_rows: Vec<u64> = rows(&csv)
+    let from_rows: Vec<u64> = batch_rows(&csv)
         .into_iter()
         .filter(|(_, r)| r.contains(",solvable,"))
         .map(|(s, _)| s)
@@ -243,7 +211,7 @@ fn a_file_from_before_the_numbering_column_resumes() {
                 })
                 .collect()
         };
-        let want = cut(rows(&full));
+        let want = cut(batch_rows(&full));
         let text = std::fs::read_to_string(&full).unwrap();
         let mut lines: Vec<String> = text
             .lines()
@@ -256,7 +224,7 @@ fn a_file_from_before_the_numbering_column_resumes() {
         std::fs::write(&old, lines.join("\n") + "\n").unwrap();
         batch(&["--seeds", "1..6", "--csv", old.to_str().unwrap()]);
         // Rewritten with the current header, the old rows kept, the others added.
-        assert_eq!(cut(rows(&old)), want, "{old_header}");
+        assert_eq!(cut(batch_rows(&old)), want, "{old_header}");
     }
 }
 
@@ -273,7 +241,7 @@ fn pysol_numbering_in_a_batch() {
         "--csv",
         f.to_str().unwrap(),
     ]);
-    let r = rows(&f);
+    let r = batch_rows(&f);
     assert_eq!(r.len(), 3);
     assert!(r.values().all(|l| l.contains(",pysol,")), "{r:?}");
     // Mixing numberings in one file is refused.
@@ -377,7 +345,7 @@ fn a_torn_header_is_written_again_on_resume() {
     ] {
         std::fs::write(&p, torn).unwrap();
         batch(&[&args[..], &["--csv", p.to_str().unwrap()]].concat());
-        assert_eq!(rows(&p), rows(&clean), "torn header {torn:?}");
+        assert_eq!(batch_rows(&p), batch_rows(&clean), "torn header {torn:?}");
     }
     // Text that is not the start of a header is left as it is.
     std::fs::write(&p, "my notes").unwrap();
@@ -525,16 +493,16 @@ fn a_list_of_seeds_runs_each_once_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let (list, whole) = (dir.path().join("list.csv"), dir.path().join("whole.csv"));
     batch(&["--seeds", "1..12", "--csv", whole.to_str().unwrap()]);
-    let whole = rows(&whole);
+    let whole = batch_rows(&whole);
     // Out of order, overlapping, with a repeat: each seed once, rows as the range's.
     batch(&["--seeds", "9,2..4,3..5,9", "--csv", list.to_str().unwrap()]);
     let want = |seeds: &[u64]| -> BTreeMap<u64, String> {
         seeds.iter().map(|s| (*s, whole[s].clone())).collect()
     };
-    assert_eq!(rows(&list), want(&[2, 3, 4, 5, 9]));
+    assert_eq!(batch_rows(&list), want(&[2, 3, 4, 5, 9]));
     // A longer list on the same file adds only the seeds it lacks.
     batch(&["--seeds", "1..5,9..12", "--csv", list.to_str().unwrap()]);
-    assert_eq!(rows(&list), want(&[1, 2, 3, 4, 5, 9, 10, 11, 12]));
+    assert_eq!(batch_rows(&list), want(&[1, 2, 3, 4, 5, 9, 10, 11, 12]));
     let out = castle()
         .args(["batch", "--seeds", "1..5,8..x", "--quiet"])
         .output()

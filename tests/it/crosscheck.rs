@@ -3,6 +3,7 @@
 //! (`fc-solve -g GAME -to 0AB -sp r:tf`), committed in `data/crosscheck/` with their
 //! provenance. fc-solve is not needed to run this test.
 
+use crate::common::{castle, data};
 use castle::check::{check_win, steps_of};
 use castle::formats::{read_deal, Format, ReadOptions};
 use castle::rules::Variant;
@@ -16,11 +17,7 @@ struct Case {
 }
 
 fn cases(variant: Variant) -> Vec<Case> {
-    let path = format!(
-        "{}/data/crosscheck/{}.txt",
-        env!("CARGO_MANIFEST_DIR"),
-        variant.name()
-    );
+    let path = data(&format!("crosscheck/{}.txt", variant.name()));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let body: String = text
         .lines()
@@ -128,10 +125,9 @@ const FC_SOLVE_WINS: [u64; 3] = [3041, 6378, 6626];
 const CASTLE_WINS: [u64; 2] = [6378, 6626];
 
 fn fc_solve_win(seed: u64) -> (std::path::PathBuf, serde_json::Value) {
-    let path = std::path::PathBuf::from(format!(
-        "{}/data/crosscheck/beleaguered-castle-{seed}-fc-solve.json",
-        env!("CARGO_MANIFEST_DIR")
-    ));
+    let path = std::path::PathBuf::from(data(&format!(
+        "crosscheck/beleaguered-castle-{seed}-fc-solve.json"
+    )));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     (
         path,
@@ -143,8 +139,7 @@ fn fc_solve_win(seed: u64) -> (std::path::PathBuf, serde_json::Value) {
 fn fc_solve_wins_of_hard_deals_replay() {
     for seed in FC_SOLVE_WINS {
         let (path, file) = fc_solve_win(seed);
-        let dealt = assert_cmd::Command::cargo_bin("castle")
-            .unwrap()
+        let dealt = castle()
             .args([
                 "deal",
                 "-v",
@@ -163,8 +158,7 @@ fn fc_solve_wins_of_hard_deals_replay() {
         );
         let moves = file["moves"].as_array().unwrap().len();
         assert!(moves > 100, "deal {seed}: {moves} moves");
-        assert_cmd::Command::cargo_bin("castle")
-            .unwrap()
+        castle()
             .arg("verify")
             .arg(&path)
             .assert()
@@ -172,18 +166,16 @@ fn fc_solve_wins_of_hard_deals_replay() {
             .stdout(format!("ok: {moves} moves replay to a won game\n"));
         // fc-solve's own output: every move and position checked, the runs expanded into
         // the very moves of the report.
-        let raw = format!(
-            "{}/data/crosscheck/fc-solve/beleaguered-castle-{seed}.out",
-            env!("CARGO_MANIFEST_DIR")
-        );
+        let raw = data(&format!(
+            "crosscheck/fc-solve/beleaguered-castle-{seed}.out"
+        ));
         let fc_moves = std::fs::read_to_string(&raw)
             .unwrap()
             .lines()
             .filter(|l| l.starts_with("Move"))
             .count();
         let verify = |format: &str| {
-            assert_cmd::Command::cargo_bin("castle")
-                .unwrap()
+            castle()
                 .args(["verify", "--fc-solve", &raw, "-v", "bc", "--seed"])
                 .arg(seed.to_string())
                 .args(["--format", format])
@@ -206,12 +198,8 @@ fn fc_solve_wins_of_hard_deals_replay() {
 /// `verify --fc-solve` refuses a line that does not fit the deal, and bad flags.
 #[test]
 fn fc_solve_output_of_another_deal_is_refused() {
-    let raw = format!(
-        "{}/data/crosscheck/fc-solve/beleaguered-castle-3041.out",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    assert_cmd::Command::cargo_bin("castle")
-        .unwrap()
+    let raw = data("crosscheck/fc-solve/beleaguered-castle-3041.out");
+    castle()
         .args(["verify", "--fc-solve", &raw, "-v", "bc", "--seed", "3042"])
         .assert()
         .code(1)
@@ -233,8 +221,7 @@ fn fc_solve_output_of_another_deal_is_refused() {
             "fc-solve cannot play fortress",
         ),
     ] {
-        assert_cmd::Command::cargo_bin("castle")
-            .unwrap()
+        castle()
             .arg("verify")
             .args(&args)
             .assert()

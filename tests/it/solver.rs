@@ -3,11 +3,9 @@
 //! switch of the search (each reduction off, restarts off, a tiny table) with identical
 //! verdicts. Every solution any test finds is replayed by the independent checker.
 
-mod common;
-
+use crate::common::{bfs_shortest_win, cards, f8, missing_cards, solve_checked, verdict_of};
 use castle::rules::{Rules, SequenceMoves, Variant};
 use castle::{Card, Deal, Limits, Pruning, Solver, Verdict};
-use common::{bfs_shortest_win, cards, f8, missing_cards, solve_checked, verdict_of};
 use rayon::prelude::*;
 
 fn hand_deal(tableau: Vec<Vec<Card>>, foundations: [u8; 4]) -> Deal {

@@ -6,8 +6,9 @@
 //! when the independent slow solver (a breadth-first search over the move checker's boards)
 //! says the deal is lost.
 
-mod common;
+use crate::common;
 
+use crate::common::{bfs_board, castle, exact};
 use castle::certificate::exact::{Board, Exact};
 use castle::certificate::quotient::{APos, Quotient};
 use castle::certificate::{self, Certificate, Kind, Members, Rejection};
@@ -15,7 +16,6 @@ use castle::formats::{read_deal, ReadOptions};
 use castle::rules::SequenceMoves;
 use castle::solver::certify::{certify, CertifyError, CertifyOptions, Method};
 use castle::{Deal, Variant, Verdict};
-use common::{bfs_board, castle, exact};
 use proptest::prelude::*;
 
 /// Courtyard positions found lost by random walks from deals 92 and 9 (172 and 1,334

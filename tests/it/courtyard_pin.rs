@@ -1,4 +1,4 @@
-//! The pinned-value abstraction of courtyard (`examples/common/pin.rs`, research code: see
+//! The pinned-value abstraction of courtyard (`examples/research/common/pin.rs`, research code: see
 //! docs/design.md, "Courtyard: refining an abstraction") against the exact layered search, on
 //! small courtyard positions the exact search decides: positions late in wins the usual
 //! search found, some after random legal moves (which lose many of them). The abstraction's
@@ -6,7 +6,7 @@
 //! pass the checker, and with every value pinned it must decide as the exact search does.
 
 #[allow(dead_code)]
-#[path = "../examples/common/pin.rs"]
+#[path = "../../examples/research/common/pin.rs"]
 mod pin;
 
 use castle::check::{check_win, replay, steps_of};

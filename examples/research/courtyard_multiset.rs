@@ -1,5 +1,5 @@
 //! Two relaxations of courtyard whose tableau is a multiset of cards (docs/design.md,
-//! "Courtyard: refining an abstraction"). The stock, the waste and the foundations are
+//! "Two multiset relaxations"). The stock, the waste and the foundations are
 //! exact; a waste top may go home when it fits, or into the tableau when the tableau's room
 //! allows; any tableau card may go home when it fits (and the room allows what is left).
 //!

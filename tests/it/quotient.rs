@@ -4,15 +4,13 @@
 //! (nothing merged) it must split lost and won deals as the exact search does and count the
 //! same positions. Plus positions whose answer is known by hand.
 
-mod common;
-
+use crate::common::{cards, exact, f8, plain_dfs, solve_checked};
 use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
     concrete_line, search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
 };
 use castle::{Deal, Variant, Verdict};
-use common::{cards, exact, f8, plain_dfs, solve_checked};
 use std::sync::atomic::AtomicBool;
 
 /// The plain quotient (no dealt refinement).

@@ -9,7 +9,8 @@
 use castle::check::Board;
 use castle::check::{check_win, steps_of};
 use castle::{Card, Deal, Limits, Outcome, Solver, Suit, Verdict};
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::Path;
 
 /// Canonical form for the slow solver: non-empty piles sorted, plus foundation heights.
 type Slow = (Vec<Vec<u8>>, [u8; 4]);
@@ -213,6 +214,11 @@ pub fn verdict_of(shortest: Option<usize>) -> Verdict {
     }
 }
 
+/// The path of `data/PATH` in the repository (golden deals, cross-check data, bench deals).
+pub fn data(path: &str) -> String {
+    format!("{}/data/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
 /// The built binary, ready for arguments (assert_cmd).
 pub fn castle() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("castle").unwrap()
@@ -269,3 +275,41 @@ pub fn run_castle(
 /// A batch of two quick deals (beleaguered castle from rank 11 up), quiet: the arguments the
 /// tests of `batch`'s options and readers start from (add `--csv FILE` and the flag tested).
 pub const SMALL_BATCH: [&str; 6] = ["batch", "-q", "--seeds", "1..2", "--start-rank", "11"];
+
+/// The rows of a batch CSV file by seed, without the timing columns (`ms`, `cpu_ms`), which
+/// differ from run to run: what two runs of the same deals must agree on. The file must be
+/// whole (the current header, every row complete); panics on a seed written twice.
+pub fn batch_rows(path: &Path) -> BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert_eq!(text.lines().next(), Some(castle::batch::HEADER), "{path:?}");
+    rows_without_times(&text)
+}
+
+/// [`batch_rows`] of a file a batch may be writing or was killed writing: a missing file has
+/// no rows, and a torn last line (a kill in the middle of a write) is not counted.
+pub fn whole_batch_rows(path: &Path) -> BTreeMap<u64, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    rows_without_times(&text[..text.rfind('\n').map_or(0, |p| p + 1)])
+}
+
+fn rows_without_times(text: &str) -> BTreeMap<u64, String> {
+    let header: Vec<&str> = castle::batch::HEADER.split(',').collect();
+    let mut by = BTreeMap::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), header.len(), "torn row `{l}`");
+        let seed: u64 = f[0].parse().unwrap();
+        let without_times = f
+            .iter()
+            .zip(&header)
+            .filter(|(_, h)| **h != "ms" && **h != "cpu_ms")
+            .map(|(v, _)| *v)
+            .collect::<Vec<_>>()
+            .join(",");
+        assert!(
+            by.insert(seed, without_times).is_none(),
+            "seed {seed} written twice"
+        );
+    }
+    by
+}

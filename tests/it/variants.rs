@@ -3,12 +3,10 @@
 //! boards, hand-built positions whose outcome is forced, and the checker's own refusals.
 //! Every solution found is replayed by the checker.
 
-mod common;
-
+use crate::common::{bfs_board, cards, solve_checked, verdict_of};
 use castle::check::{replay, steps_of, Board, Step};
 use castle::rules::{Rules, SequenceMoves, Variant};
 use castle::{Card, Deal, Pruning, Solver, Verdict};
-use common::{bfs_board, cards, solve_checked, verdict_of};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
