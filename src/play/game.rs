@@ -171,18 +171,18 @@ pub fn safe_home(board: &Board, card: Card, alone: bool) -> bool {
 pub fn next_safe_step(board: &Board) -> Option<Step> {
     let piles = board.tableau.iter().enumerate().filter_map(|(i, pile)| {
         let &card = pile.last()?;
-        Some((card, Target::Pile(i), pile.len() == 1))
+        Some((card, Pile::Tableau(i as u8), pile.len() == 1))
     });
     let cells = board
         .reserve
         .iter()
         .enumerate()
-        .filter_map(|(k, c)| c.map(|c| (c, Target::Cell(k), false)));
+        .filter_map(|(k, c)| c.map(|c| (c, Pile::Reserve(k as u8), false)));
     piles.chain(cells).find_map(|(card, from, alone)| {
         if !safe_home(board, card, alone) {
             return None;
         }
-        let s = step(card, from.pile(), Pile::Foundation);
+        let s = step(card, from, Pile::Foundation);
         board.clone().play(&s).ok().map(|()| s)
     })
 }
@@ -345,7 +345,7 @@ impl Game {
     }
 
     /// The move from `from` to `to`: exactly `count` cards when given, else the longest run
-    /// that may go (one card under single-card rules; for `Foundation` as the source, the
+    /// that may go (one card under single-card rules; for `f` as the source, the
     /// one foundation card that fits).
     ///
     /// # Errors
@@ -357,9 +357,7 @@ impl Game {
         count: Option<usize>,
     ) -> Result<Step, PlayError> {
         let b = &self.board;
-        if matches!(from, Target::Foundation | Target::Home(_))
-            && !self.rules().options.foundation_return
-        {
+        if from.is_foundation() && !self.rules().options.foundation_return {
             return Err(StepError::NoFoundationReturn.into());
         }
         let dest = to.destination();
@@ -376,7 +374,7 @@ impl Game {
             .into_iter()
             .filter(|s| from.is_source_of(s) && s.to == dest)
             .collect();
-        if from == Target::Foundation && legal.len() > 1 {
+        if from == Target::At(Pile::Foundation) && legal.len() > 1 {
             let cards: Vec<String> = legal.iter().map(|s| format!("f:{}", s.card)).collect();
             return Err(PlayError::SeveralFoundationCards {
                 dest,
@@ -385,11 +383,13 @@ impl Game {
         }
         match legal.into_iter().max_by_key(|s| s.count) {
             Some(s) => Ok(s),
-            None if from == Target::Foundation => Err(if b.foundations.iter().all(Vec::is_empty) {
-                PlayError::FoundationsEmpty
-            } else {
-                PlayError::NoFoundationCardFor(dest)
-            }),
+            None if from == Target::At(Pile::Foundation) => {
+                Err(if b.foundations.iter().all(Vec::is_empty) {
+                    PlayError::FoundationsEmpty
+                } else {
+                    PlayError::NoFoundationCardFor(dest)
+                })
+            }
             None => Ok(b.step_named(&from.name(), &dest.to_string(), 1)?),
         }
     }
@@ -461,7 +461,7 @@ impl Game {
     /// # Errors
     /// Why no move from that pile exists.
     pub fn quick(&mut self, from: Target) -> Result<Played, PlayError> {
-        if from == Target::Foundation && self.rules().options.foundation_return {
+        if from == Target::At(Pile::Foundation) && self.rules().options.foundation_return {
             return Err(PlayError::NameTheFoundationCard);
         }
         let b = &self.board;
@@ -475,7 +475,7 @@ impl Game {
             _ => None,
         };
         let left = |s: &Step| match from {
-            Target::Pile(i) => b.tableau[i].len() - s.count,
+            Target::At(Pile::Tableau(i)) => b.tableau[usize::from(i)].len() - s.count,
             _ => 1,
         };
         let home = legal.iter().find(|s| s.to == Pile::Foundation);
@@ -495,8 +495,8 @@ impl Game {
         match best {
             Some(s) => self.play_step(&s),
             None => Err(match from {
-                Target::Stock if b.stock.is_empty() => StepError::StockEmpty.into(),
-                Target::Foundation | Target::Home(_) if !self.rules().options.foundation_return => {
+                Target::At(Pile::Stock) if b.stock.is_empty() => StepError::StockEmpty.into(),
+                _ if from.is_foundation() && !self.rules().options.foundation_return => {
                     StepError::NoFoundationReturn.into()
                 }
                 _ => match b.step_named(&from.name(), &Pile::Foundation.to_string(), 1) {
@@ -603,6 +603,11 @@ mod tests {
         name.parse().expect("a pile name")
     }
 
+    /// A target by pile name (tests only: the name is known good).
+    fn at(name: &str) -> Target {
+        Target::At(pile(name))
+    }
+
     fn bc(seed: u64) -> Deal {
         Deal::from_seed(Variant::BeleagueredCastle.rules(), seed)
     }
@@ -674,22 +679,14 @@ t10: JS 5C 8S AH 7H
             cells: 2,
             stock: true,
         };
-        let mut all: Vec<Target> = (0..12).map(Target::Pile).collect();
-        all.extend([
-            Target::Cell(0),
-            Target::Cell(1),
-            Target::Foundation,
-            Target::Stock,
-            Target::Waste,
-        ]);
-        for t in all {
+        for t in Pile::all(12, 2, true).map(Target::At) {
             assert_eq!(Target::of_keys(&t.keys().unwrap(), shape), Some(t));
             assert_eq!(Target::parse(&t.name(), shape), Ok(t));
         }
         for i in 0..12 {
             assert_eq!(
                 Target::parse(&(i + 1).to_string(), shape),
-                Ok(Target::Pile(i))
+                Ok(Target::At(Pile::Tableau(i)))
             );
         }
         let c = |s: &str| s.parse::<Card>().unwrap();
@@ -701,7 +698,7 @@ t10: JS 5C 8S AH 7H
             stock: false,
         };
         assert_eq!(Target::of_keys("9", bc), None);
-        assert_eq!(Target::of_keys("f", bc), Some(Target::Foundation));
+        assert_eq!(Target::of_keys("f", bc), Some(at("f")));
         assert_eq!(Target::of_keys("r3", shape), None);
         for bad in ["t9", "x", "t0", "r1", "s", "w", "f:", "f:1X"] {
             assert!(Target::parse(bad, bc).is_err(), "{bad}");
@@ -835,7 +832,7 @@ t10: JS 5C 8S AH 7H
         for auto in [false, true] {
             let mut g = Game::new(deal.clone(), auto);
             let start = g.board().clone();
-            let p = g.play(Target::Pile(4), Target::Foundation, None).unwrap();
+            let p = g.play(at("t5"), at("f"), None).unwrap();
             // The stock's next card fills t5 (the waste is empty), even with auto off.
             assert_eq!(p.auto[0], step(deal.stock[0], pile("s"), pile("t5")));
             assert!(g.history()[1].auto);
@@ -884,15 +881,15 @@ t10: JS 5C 8S AH 7H
         let mut g = Game::new(read(CASTILE), false);
         // Both cells are full: t1's top cannot go to r1.
         let before = g.board().clone();
-        let e = g.play(Target::Pile(0), Target::Cell(0), None).unwrap_err();
+        let e = g.play(at("t1"), at("r1"), None).unwrap_err();
         assert!(e.to_string().contains("already holds"), "{e}");
         assert_eq!(g.board(), &before);
         // AS from r2 home, then 3H from t1 into the empty cell; it cannot go back onto 6D.
-        g.play(Target::Cell(1), Target::Foundation, None).unwrap();
-        g.play(Target::Pile(0), Target::Cell(1), None).unwrap();
+        g.play(at("r2"), at("f"), None).unwrap();
+        g.play(at("t1"), at("r2"), None).unwrap();
         assert_eq!(g.board().reserve[1], Some("3H".parse().unwrap()));
         let before = g.board().clone();
-        let e = g.play(Target::Cell(1), Target::Pile(0), None).unwrap_err();
+        let e = g.play(at("r2"), at("t1"), None).unwrap_err();
         assert!(e.to_string().contains("cannot go on 6D"), "{e}");
         assert_eq!(g.board(), &before);
         g.undo();
@@ -920,21 +917,16 @@ t10:
     fn foundation_cards_come_back_only_with_foundation_return() {
         let c = |s: &str| s.parse::<Card>().unwrap();
         let mut g = Game::new(read(FORTRESS_END), false);
-        let e = g
-            .play(Target::Foundation, Target::Pile(0), None)
-            .unwrap_err();
+        let e = g.play(at("f"), at("t1"), None).unwrap_err();
         assert!(e.to_string().contains("no foundation return"), "{e}");
         let text = format!("{FORTRESS_END}foundation-return: yes\n");
         let mut g = Game::new(read(&text), false);
         // Only QC goes on KC; any of the four may go to an empty pile.
-        let p = g.play(Target::Foundation, Target::Pile(0), None).unwrap();
+        let p = g.play(at("f"), at("t1"), None).unwrap();
         assert_eq!(p.step, step(c("QC"), pile("f"), pile("t1")));
-        let e = g
-            .play(Target::Foundation, Target::Pile(4), None)
-            .unwrap_err();
+        let e = g.play(at("f"), at("t5"), None).unwrap_err();
         assert!(e.to_string().contains("f:QD"), "{e}");
-        g.play(Target::Home(c("9S")), Target::Pile(4), None)
-            .unwrap();
+        g.play(Target::Home(c("9S")), at("t5"), None).unwrap();
         assert_eq!(g.board().tableau[4], vec![c("9S")]);
         // No automatic moves with foundation return.
         assert_eq!(g.set_auto(true), vec![]);
@@ -959,16 +951,14 @@ t10:
 ";
         let mut g = Game::new(read(text), false);
         let before = g.board().clone();
-        let e = g
-            .play(Target::Pile(0), Target::Pile(1), Some(1))
-            .unwrap_err();
+        let e = g.play(at("t1"), at("t2"), Some(1)).unwrap_err();
         assert!(e.to_string().contains("a run of 2 fits: `t1 t2 2`"), "{e}");
         assert_eq!(g.board(), &before);
-        let p = g.play(Target::Pile(0), Target::Pile(1), None).unwrap();
+        let p = g.play(at("t1"), at("t2"), None).unwrap();
         assert_eq!(p.step.count, 2);
         assert_eq!(g.board().tableau[1].len(), 3);
         g.undo();
-        g.play(Target::Pile(0), Target::Pile(1), Some(2)).unwrap();
+        g.play(at("t1"), at("t2"), Some(2)).unwrap();
         assert_eq!(g.board().tableau[1].len(), 3);
     }
 
@@ -1019,20 +1009,20 @@ t10:
         let mut g = Game::new(bc(3), false);
         let before = g.board().clone();
         // A card never goes onto its own pile, and a pile that does not exist is refused.
-        assert!(g.play(Target::Pile(0), Target::Pile(0), None).is_err());
-        assert!(g.play(Target::Pile(9), Target::Pile(0), None).is_err());
-        assert!(g.play(Target::Foundation, Target::Pile(0), None).is_err());
-        assert!(g.play(Target::Stock, Target::Waste, None).is_err());
-        assert!(g.quick(Target::Cell(0)).is_err());
+        assert!(g.play(at("t1"), at("t1"), None).is_err());
+        assert!(g.play(at("t10"), at("t1"), None).is_err());
+        assert!(g.play(at("f"), at("t1"), None).is_err());
+        assert!(g.play(at("s"), at("w"), None).is_err());
+        assert!(g.quick(at("r1")).is_err());
         assert_eq!(g.board(), &before);
         assert_eq!(g.history().len(), 0);
         // The stock deals only to the waste.
         let mut c = Game::new(Deal::from_seed(Variant::Courtyard.rules(), 2), false);
         let before = c.board().clone();
-        let e = c.play(Target::Stock, Target::Pile(0), None).unwrap_err();
+        let e = c.play(at("s"), at("t1"), None).unwrap_err();
         assert!(e.to_string().contains("stock cards go to the waste"), "{e}");
         assert_eq!(c.board(), &before);
-        let p = c.quick(Target::Stock).unwrap();
+        let p = c.quick(at("s")).unwrap();
         assert_eq!(p.step.to, "w");
     }
 
@@ -1040,7 +1030,7 @@ t10:
     fn quick_prefers_the_foundation() {
         let mut g = Game::new(bc(11), false);
         if let Some(s) = g.board().legal_steps().into_iter().find(|s| s.to == "f") {
-            let from = Target::of_pile(s.from);
+            let from = Target::At(s.from);
             let p = g.quick(from).unwrap();
             assert_eq!(p.step, s);
         }

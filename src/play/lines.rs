@@ -10,6 +10,7 @@ use super::game::{view, Shape, Target};
 use super::notation::TargetError;
 use super::session::{Action, Reply, Session};
 use crate::card::Card;
+use crate::pile::Pile;
 use crate::rules::UnknownVariant;
 use crate::rules::{SequenceMoves, Variant};
 use std::io::{self, BufRead, Write};
@@ -230,7 +231,10 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, CommandError> 
             if !shape.stock {
                 return Err(CommandError::NoStock(head));
             }
-            Command::Act(Action::Move(Target::Stock, Target::Waste, Some(1)), 1)
+            Command::Act(
+                Action::Move(Target::At(Pile::Stock), Target::At(Pile::Waste), Some(1)),
+                1,
+            )
         }
         "board" => Command::Board,
         "moves" => Command::Moves,
@@ -255,7 +259,7 @@ pub fn parse(line: &str, shape: Shape) -> Result<Option<Command>, CommandError> 
                                 .ok_or_else(|| CommandError::NotACardCount(n.to_string()))?,
                         };
                         // A foundation card named only by `f` is the one that fits.
-                        let n = (f != Target::Foundation || n > 1).then_some(n);
+                        let n = (f != Target::At(Pile::Foundation) || n > 1).then_some(n);
                         Command::Act(Action::Move(f, t, n), 1)
                     }
                     (Err(e), _) | (_, Err(e)) => {
@@ -311,7 +315,9 @@ pub fn board_text(s: &Session) -> String {
             .iter()
             .map(|c| c.map_or("-".to_string(), |c| c.to_string()))
             .collect();
-        let names: Vec<String> = (1..=v.reserve.len()).map(|k| format!("r{k}")).collect();
+        let names: Vec<String> = (0..v.reserve.len())
+            .map(|k| Pile::Reserve(k as u8).to_string())
+            .collect();
         out += &format!("reserve: {}  # {}\n", cells.join(" "), names.join(" "));
     }
     if rules.stock {
@@ -329,7 +335,7 @@ pub fn board_text(s: &Session) -> String {
         };
     }
     for (i, p) in v.tableau.iter().enumerate() {
-        let line = format!("t{}: {}", i + 1, cards(p));
+        let line = format!("{}: {}", Pile::Tableau(i as u8), cards(p));
         out += line.trim_end();
         out.push('\n');
     }
@@ -471,12 +477,17 @@ mod tests {
         stock: false,
     };
 
+    /// A target by pile name (tests only: the name is known good).
+    fn at(name: &str) -> Target {
+        Target::At(name.parse().expect("a pile name"))
+    }
+
     #[test]
     fn commands_parse_and_junk_is_named() {
         let p = |l: &str| parse(l, EIGHT);
         let mv = |f, t, n| Ok(Some(Command::Act(Action::Move(f, t, n), 1)));
-        assert_eq!(p("t3 f"), mv(Target::Pile(2), Target::Foundation, Some(1)));
-        assert_eq!(p("1 -> T5"), mv(Target::Pile(0), Target::Pile(4), Some(1)));
+        assert_eq!(p("t3 f"), mv(at("t3"), at("f"), Some(1)));
+        assert_eq!(p("1 -> T5"), mv(at("t1"), at("t5"), Some(1)));
         assert_eq!(p("undo 3"), Ok(Some(Command::Act(Action::Undo, 3))));
         assert_eq!(p("  "), Ok(None));
         assert_eq!(p("# note"), Ok(None));
@@ -527,27 +538,18 @@ mod tests {
         };
         let p = |l: &str| parse(l, shape);
         let mv = |f, t, n| Ok(Some(Command::Act(Action::Move(f, t, n), 1)));
-        let deal = mv(Target::Stock, Target::Waste, Some(1));
+        let deal = mv(at("s"), at("w"), Some(1));
         assert_eq!(p("s w"), deal);
         assert_eq!(p("deal"), deal);
-        assert_eq!(p("w t3"), mv(Target::Waste, Target::Pile(2), Some(1)));
-        assert_eq!(p("r1 t2"), mv(Target::Cell(0), Target::Pile(1), Some(1)));
-        assert_eq!(p("t4 r2"), mv(Target::Pile(3), Target::Cell(1), Some(1)));
-        assert_eq!(p("t3 t5 3"), mv(Target::Pile(2), Target::Pile(4), Some(3)));
-        assert_eq!(
-            p("t12 f"),
-            mv(Target::Pile(11), Target::Foundation, Some(1))
-        );
+        assert_eq!(p("w t3"), mv(at("w"), at("t3"), Some(1)));
+        assert_eq!(p("r1 t2"), mv(at("r1"), at("t2"), Some(1)));
+        assert_eq!(p("t4 r2"), mv(at("t4"), at("r2"), Some(1)));
+        assert_eq!(p("t3 t5 3"), mv(at("t3"), at("t5"), Some(3)));
+        assert_eq!(p("t12 f"), mv(at("t12"), at("f"), Some(1)));
         let five = "5H".parse().unwrap();
-        assert_eq!(
-            p("f:5H t2"),
-            mv(Target::Home(five), Target::Pile(1), Some(1))
-        );
-        assert_eq!(p("f t2"), mv(Target::Foundation, Target::Pile(1), None));
-        assert_eq!(
-            p("s"),
-            Ok(Some(Command::Act(Action::Quick(Target::Stock), 1)))
-        );
+        assert_eq!(p("f:5H t2"), mv(Target::Home(five), at("t2"), Some(1)));
+        assert_eq!(p("f t2"), mv(at("f"), at("t2"), None));
+        assert_eq!(p("s"), Ok(Some(Command::Act(Action::Quick(at("s")), 1))));
         assert!(p("r3 t1").unwrap_err().to_string().contains("r1..r2"));
         assert!(p("t13 t1").is_err());
     }
@@ -568,7 +570,7 @@ mod tests {
                     let legal = g.board().legal_steps();
                     if let Some(st) = legal
                         .iter()
-                        .find(|st| st.from == "s" || matches!(st.to, crate::pile::Pile::Reserve(_)))
+                        .find(|st| st.from == "s" || matches!(st.to, Pile::Reserve(_)))
                         .or(legal.first())
                     {
                         g.play_step(&st.clone()).unwrap();

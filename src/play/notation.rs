@@ -73,22 +73,16 @@ impl Shape {
     }
 }
 
-/// A pile the player names by key, click or word.
+/// A pile the player names by key, click or word: a [`Pile`], or a card on the
+/// foundations as a source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
-    /// Tableau pile, 0-based (`t1` is `Pile(0)`).
-    Pile(usize),
-    /// Reserve cell, 0-based (`r1` is `Cell(0)`).
-    Cell(usize),
-    /// The foundations: as a destination the card picks the pile; as a source (foundation
-    /// return) the one top card that can go where asked.
-    Foundation,
+    /// A pile. [`Pile::Foundation`] as a destination lets the card pick the pile; as a
+    /// source (foundation return) it stands for the one top card that can go where asked.
+    /// [`Pile::Stock`] deals to the waste; [`Pile::Waste`]'s top card plays.
+    At(Pile),
     /// This card on top of a foundation, as a source (foundation return): `f:5H`.
     Home(Card),
-    /// The stock (`s`): it deals to the waste.
-    Stock,
-    /// The waste (`w`): its top card plays.
-    Waste,
 }
 
 /// The keys of the tableau piles, in order: the top row of the keyboard.
@@ -99,37 +93,28 @@ impl Target {
     pub fn name(self) -> String {
         match self {
             Target::Home(c) => format!("f:{c}"),
-            t => t.pile().to_string(),
+            Target::At(p) => p.to_string(),
         }
     }
 
     /// The pile this target is (a foundation card stands for the foundations).
     pub fn pile(self) -> Pile {
         match self {
-            Target::Pile(i) => Pile::Tableau(i as u8),
-            Target::Cell(k) => Pile::Reserve(k as u8),
-            Target::Foundation | Target::Home(_) => Pile::Foundation,
-            Target::Stock => Pile::Stock,
-            Target::Waste => Pile::Waste,
+            Target::At(p) => p,
+            Target::Home(_) => Pile::Foundation,
         }
     }
 
-    /// The target a pile is.
-    pub fn of_pile(pile: Pile) -> Target {
-        match pile {
-            Pile::Tableau(i) => Target::Pile(usize::from(i)),
-            Pile::Reserve(k) => Target::Cell(usize::from(k)),
-            Pile::Foundation => Target::Foundation,
-            Pile::Stock => Target::Stock,
-            Pile::Waste => Target::Waste,
-        }
+    /// True for the foundations, named as a pile or by a card on them.
+    pub fn is_foundation(self) -> bool {
+        self.pile() == Pile::Foundation
     }
 
     /// The keys that pick this pile in the full-screen game: `3`, `r1`, `f`, `s`, `w`.
     pub fn keys(self) -> Option<String> {
         match self {
-            Target::Pile(i) => PILE_KEYS.get(i).map(char::to_string),
-            Target::Cell(k) if k >= 9 => None,
+            Target::At(Pile::Tableau(i)) => PILE_KEYS.get(usize::from(i)).map(char::to_string),
+            Target::At(Pile::Reserve(k)) if k >= 9 => None,
             t => Some(t.pile().to_string()),
         }
     }
@@ -142,12 +127,12 @@ impl Target {
         let first = chars.next()?;
         let rest = chars.as_str();
         match (first, rest) {
-            ('f', "") => Some(Target::Foundation),
-            ('s', "") if shape.stock => Some(Target::Stock),
-            ('w', "") if shape.stock => Some(Target::Waste),
+            ('f', "") => Some(Target::At(Pile::Foundation)),
+            ('s', "") if shape.stock => Some(Target::At(Pile::Stock)),
+            ('w', "") if shape.stock => Some(Target::At(Pile::Waste)),
             ('r', _) => match keys.parse::<Pile>() {
-                Ok(Pile::Reserve(k)) if usize::from(k) < shape.cells.min(9) => {
-                    Some(Target::Cell(usize::from(k)))
+                Ok(p @ Pile::Reserve(k)) if usize::from(k) < shape.cells.min(9) => {
+                    Some(Target::At(p))
                 }
                 _ => None,
             },
@@ -155,7 +140,7 @@ impl Target {
                 .iter()
                 .position(|&k| k == c)
                 .filter(|&i| i < shape.piles)
-                .map(Target::Pile),
+                .map(|i| Target::At(Pile::Tableau(i as u8))),
             _ => None,
         }
     }
@@ -178,7 +163,7 @@ impl Target {
         }
         // `Pile` reads the names, and the bare number of a tableau pile.
         match w.parse::<Pile>() {
-            Ok(p) if shape.has(p) => Ok(Target::of_pile(p)),
+            Ok(p) if shape.has(p) => Ok(Target::At(p)),
             _ => Err(TargetError::NotAPile {
                 word: word.to_string(),
                 piles: shape.names(),
@@ -186,11 +171,12 @@ impl Target {
         }
     }
 
-    /// True if `s` moves a card from this pile (`Foundation` stands for any foundation top).
+    /// True if `s` moves a card from this pile (the foundations stand for any foundation
+    /// top).
     pub fn is_source_of(self, s: &Step) -> bool {
         match self {
             Target::Home(c) => s.from == Pile::Foundation && s.card == c,
-            t => s.from == t.pile(),
+            Target::At(p) => s.from == p,
         }
     }
 
@@ -225,7 +211,7 @@ mod tests {
                 Target::parse(&p.to_string(), shape).map(Target::pile),
                 Ok(p)
             );
-            assert_eq!(Target::of_pile(p).pile(), p);
+            assert_eq!(Target::At(p).pile(), p);
         }
         for bad in [
             "é",

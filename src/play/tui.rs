@@ -196,6 +196,7 @@ pub fn run(s: Session) -> io::Result<()> {
 mod tests {
     use super::render::{face, MIN_SIZE};
     use super::*;
+    use crate::pile::Pile;
     use crate::play::coach::{coach_solver, Coach};
     use crate::play::game::view;
     use crate::play::game::Game;
@@ -277,8 +278,8 @@ mod tests {
         let mut a = app(42);
         let legal = a.session().board().legal_steps();
         let s = *legal.iter().find(|s| s.to != "f").unwrap();
-        pick(&mut a, Target::of_pile(s.from));
-        pick(&mut a, Target::of_pile(s.to));
+        pick(&mut a, Target::At(s.from));
+        pick(&mut a, Target::At(s.to));
         assert_eq!(a.session().game.history().len(), 1);
         press(&mut a, 'u');
         assert_eq!(a.session().game.history().len(), 0);
@@ -294,11 +295,11 @@ mod tests {
                     && !board
                         .legal_steps()
                         .iter()
-                        .any(|s| s.from == Target::Pile(i).pile() && s.to == Target::Pile(j).pile())
+                        .any(|s| s.from == Pile::Tableau(i as u8) && s.to == Pile::Tableau(j as u8))
             })
             .unwrap();
-        pick(&mut a, Target::Pile(bad.0));
-        pick(&mut a, Target::Pile(bad.1));
+        pick(&mut a, Target::At(Pile::Tableau(bad.0 as u8)));
+        pick(&mut a, Target::At(Pile::Tableau(bad.1 as u8)));
         assert_eq!(a.session().board(), &board);
         assert!(a.message.as_ref().unwrap().1, "an error is shown");
         press(&mut a, 'q');
@@ -310,13 +311,13 @@ mod tests {
         let mut a = app(42);
         let _ = screen(&mut a, 100, 24);
         for i in 0..8 {
-            click(&mut a, Target::Pile(i), MouseButton::Left);
-            assert_eq!(a.selected, Some(Target::Pile(i)));
+            click(&mut a, Target::At(Pile::Tableau(i)), MouseButton::Left);
+            assert_eq!(a.selected, Some(Target::At(Pile::Tableau(i))));
             a.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
             assert_eq!(a.selected, None);
         }
         // The foundations are no source without foundation return.
-        click(&mut a, Target::Foundation, MouseButton::Left);
+        click(&mut a, Target::At(Pile::Foundation), MouseButton::Left);
         assert_eq!(a.selected, None);
         assert!(a.message.as_ref().unwrap().1);
     }
@@ -336,19 +337,19 @@ mod tests {
         }
         // Both cells are full: t1 to r1 is refused, and the board stays.
         let board = a.session().board().clone();
-        pick(&mut a, Target::Pile(0));
-        pick(&mut a, Target::Cell(0));
+        pick(&mut a, Target::At(Pile::Tableau(0)));
+        pick(&mut a, Target::At(Pile::Reserve(0)));
         assert_eq!(a.session().board(), &board);
         assert!(a.message.as_ref().unwrap().0.contains("already holds"));
         // A cell card that can move goes by `r` and its number, then a destination.
         let s = board
             .legal_steps()
             .into_iter()
-            .find(|s| matches!(s.from, crate::pile::Pile::Reserve(_)))
+            .find(|s| matches!(s.from, Pile::Reserve(_)))
             .unwrap();
-        pick(&mut a, Target::of_pile(s.from));
+        pick(&mut a, Target::At(s.from));
         assert!(a.selected.is_some());
-        pick(&mut a, Target::of_pile(s.to));
+        pick(&mut a, Target::At(s.to));
         assert_eq!(a.session().game.history()[0].step, s);
         // `r` then a cell that does not exist.
         press(&mut a, 'r');
@@ -359,8 +360,9 @@ mod tests {
         let full = (0..2)
             .find(|&k| a.session().board().reserve[k].is_some())
             .unwrap();
-        click(&mut a, Target::Cell(full), MouseButton::Left);
-        assert_eq!(a.selected, Some(Target::Cell(full)));
+        let full = Target::At(Pile::Reserve(full as u8));
+        click(&mut a, full, MouseButton::Left);
+        assert_eq!(a.selected, Some(full));
     }
 
     #[test]
@@ -380,12 +382,12 @@ mod tests {
         let text = screen(&mut a, 100, 24);
         assert!(text.contains("91 left"), "{text}");
         // A click on the stock deals too.
-        click(&mut a, Target::Stock, MouseButton::Left);
+        click(&mut a, Target::At(Pile::Stock), MouseButton::Left);
         assert_eq!(a.session().board().waste.len(), 2);
         // `w` picks the waste; a pile it does not fit refuses it and nothing changes.
         let board = a.session().board().clone();
         press(&mut a, 'w');
-        assert_eq!(a.selected, Some(Target::Waste));
+        assert_eq!(a.selected, Some(Target::At(Pile::Waste)));
         let top = *board.waste.last().unwrap();
         let j = (0..12)
             .find(|&j| {
@@ -394,10 +396,10 @@ mod tests {
                     .is_some_and(|&c| !board.rules().builds_on(top, c))
             })
             .unwrap();
-        pick(&mut a, Target::Pile(j));
+        pick(&mut a, Target::At(Pile::Tableau(j as u8)));
         assert_eq!(a.session().board(), &board);
         // The stock is no destination.
-        pick(&mut a, Target::Pile(0));
+        pick(&mut a, Target::At(Pile::Tableau(0)));
         press(&mut a, 's');
         assert_eq!(
             a.session().board().waste.len(),
@@ -411,11 +413,11 @@ mod tests {
             .board()
             .legal_steps()
             .into_iter()
-            .find(|s| s.to == "f" && matches!(s.from, crate::pile::Pile::Tableau(_)))
+            .find(|s| s.to == "f" && matches!(s.from, Pile::Tableau(_)))
         {
-            let from = Target::of_pile(s.from);
+            let from = Target::At(s.from);
             let alone = a.session().board().tableau[match from {
-                Target::Pile(i) => i,
+                Target::At(Pile::Tableau(i)) => usize::from(i),
                 _ => unreachable!(),
             }]
             .len()
@@ -482,7 +484,7 @@ mod tests {
         while a.selected != Some(Target::Home("QC".parse().unwrap())) {
             press(&mut a, 'f');
         }
-        pick(&mut a, Target::Pile(0));
+        pick(&mut a, Target::At(Pile::Tableau(0)));
         assert_eq!(a.session().board().tableau[0].len(), 2);
         let _ = screen(&mut a, 100, 24);
         click(

@@ -19,8 +19,10 @@ impl App {
         let board = self.s.board();
         let returns = self.s.game.rules().options.foundation_return;
         match (self.selected, t) {
-            (_, Target::Stock) => self.act(Action::Quick(Target::Stock)),
-            (None | Some(Target::Home(_)), Target::Foundation | Target::Home(_)) if !returns => {
+            (_, Target::At(Pile::Stock)) => self.act(Action::Quick(Target::At(Pile::Stock))),
+            (None | Some(Target::Home(_)), Target::At(Pile::Foundation) | Target::Home(_))
+                if !returns =>
+            {
                 self.say(
                     "pick a pile first (cards on the foundations stay there in these rules)",
                     true,
@@ -30,7 +32,7 @@ impl App {
                 self.act(Action::Quick(Target::Home(c)));
             }
             (None | Some(Target::Home(_)), Target::Home(c)) => self.select(Target::Home(c)),
-            (None | Some(Target::Home(_)), Target::Foundation) => {
+            (None | Some(Target::Home(_)), Target::At(Pile::Foundation)) => {
                 // The foundation tops in turn, those that can move first.
                 let legal = board.legal_steps();
                 let mut tops: Vec<Card> = board
@@ -59,14 +61,18 @@ impl App {
             (None, t) => {
                 let v = view(board);
                 let empty = match t {
-                    Target::Pile(i) => v.tableau.get(i).map_or(true, Vec::is_empty),
-                    Target::Cell(k) => v.reserve.get(k).map_or(true, Option::is_none),
-                    Target::Waste => v.waste.is_empty(),
+                    Target::At(Pile::Tableau(i)) => {
+                        v.tableau.get(usize::from(i)).map_or(true, Vec::is_empty)
+                    }
+                    Target::At(Pile::Reserve(k)) => {
+                        v.reserve.get(usize::from(k)).map_or(true, Option::is_none)
+                    }
+                    Target::At(Pile::Waste) => v.waste.is_empty(),
                     _ => false,
                 };
                 if empty {
                     let what = match t {
-                        Target::Waste => "the waste".to_string(),
+                        Target::At(Pile::Waste) => "the waste".to_string(),
                         t => t.name(),
                     };
                     self.say(format!("{what} is empty"), true);
@@ -83,7 +89,7 @@ impl App {
         self.selected = Some(t);
         let what = match t {
             Target::Home(c) => format!("{c} on the foundations picked (f again: the next one)"),
-            Target::Waste => "the waste picked".to_string(),
+            Target::At(Pile::Waste) => "the waste picked".to_string(),
             t => format!("{} picked", t.name()),
         };
         self.say(format!("{what}: now its destination"), false);
@@ -242,7 +248,7 @@ impl App {
             .map(|&(_, t)| t);
         match (hit, button) {
             (Some(t), MouseButton::Left) => self.pick(t),
-            (Some(Target::Foundation), MouseButton::Right) => {}
+            (Some(Target::At(Pile::Foundation)), MouseButton::Right) => {}
             (Some(Target::Home(_)), MouseButton::Right)
                 if !self.s.game.rules().options.foundation_return => {}
             (Some(t), MouseButton::Right) => self.act(Action::Quick(t)),

@@ -3,6 +3,7 @@
 
 use super::{App, Prompt};
 use crate::card::Card;
+use crate::pile::Pile;
 use crate::play::coach::Mark;
 use crate::play::game::{foundation_suit, source_name, view, Target, View, PILE_KEYS};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -163,7 +164,7 @@ impl App {
         let gap = || (vec![Span::raw("   ")], None);
         let mut parts = Vec::new();
         for (k, c) in v.reserve.iter().enumerate() {
-            let t = Target::Cell(k);
+            let t = Target::At(Pile::Reserve(k as u8));
             let mut sp = vec![self.label(t), Span::raw(" ")];
             match c {
                 Some(c) => {
@@ -185,7 +186,7 @@ impl App {
             if !parts.is_empty() {
                 parts.push(gap());
             }
-            let mut sp = vec![self.label(Target::Stock), Span::raw(" ")];
+            let mut sp = vec![self.label(Target::At(Pile::Stock)), Span::raw(" ")];
             match v.next_stock() {
                 Some(c) => {
                     sp.push(Span::raw("["));
@@ -194,9 +195,9 @@ impl App {
                 }
                 None => sp.push(Span::styled("[  ] empty", dim)),
             }
-            parts.push((sp, Some(Target::Stock)));
+            parts.push((sp, Some(Target::At(Pile::Stock))));
             parts.push(gap());
-            let t = Target::Waste;
+            let t = Target::At(Pile::Waste);
             let mut sp = vec![self.label(t), Span::raw(" ")];
             if v.waste.is_empty() {
                 sp.push(Span::styled("[  ]", dim));
@@ -265,14 +266,17 @@ impl App {
             Span::raw(" ".repeat(usize::from(f_at))),
             Span::styled("f", key_style()),
         ]));
-        hits.push((Rect::new(area.x + f_at, label_y, 1, 1), Target::Foundation));
+        hits.push((
+            Rect::new(area.x + f_at, label_y, 1, 1),
+            Target::At(Pile::Foundation),
+        ));
         let first_row_y = area.y + lines.len() as u16;
         for r in 0..rows {
             let y = first_row_y + (r * gap) as u16;
             let mut spans: Vec<Span<'static>> = Vec::new();
             // The left wing, right-aligned against the middle.
             if r < left_n {
-                let t = Target::Pile(r);
+                let t = Target::At(Pile::Tableau(r as u8));
                 let pile = &v.tableau[r];
                 let ps = pile_spans(pile, usize::from(lw.saturating_sub(1)), true, &|i, c| {
                     self.card_style(t, i + 1 == pile.len(), c, &movable)
@@ -313,7 +317,7 @@ impl App {
                             format!("[ {s}]"),
                             Style::new().add_modifier(Modifier::DIM),
                         ));
-                        hits.push((Rect::new(x, y, 4, 1), Target::Foundation));
+                        hits.push((Rect::new(x, y, 4, 1), Target::At(Pile::Foundation)));
                     }
                 }
             }
@@ -321,7 +325,7 @@ impl App {
             // The right wing.
             let ri = left_n + r;
             if ri < n {
-                let t = Target::Pile(ri);
+                let t = Target::At(Pile::Tableau(ri as u8));
                 let pile = &v.tableau[ri];
                 spans.push(Span::raw(" "));
                 spans.push(self.label(t));
