@@ -548,7 +548,7 @@ fn passes_decide_what_one_pass_decides() {
             "1..30",
             "--quiet",
             "--pass-nodes",
-            "2000,20000",
+            "2000,5000",
         ])
         .args(["--csv", passes.to_str().unwrap()])
         .output()
@@ -568,13 +568,21 @@ fn passes_decide_what_one_pass_decides() {
         )),
         "{said}"
     );
-    // A deal of the first pass is the one-pass solve, node for node; a later one counts
-    // the first pass's budget too.
+    // A deal of the first pass took at most its budget, and one the quick phase decides
+    // (1,000 nodes, before any budget binds) is the one-pass solve node for node; past it a
+    // budget shrinks the portfolio's slices in proportion, so the nodes may differ. A deal of a
+    // later pass counts the first pass's budget too.
     let (n1, np) = (column(&one, "nodes"), column(&passes, "nodes"));
     for (seed, p) in &pass {
         let (a, b): (u64, u64) = (n1[seed].parse().unwrap(), np[seed].parse().unwrap());
         match p.as_str() {
-            "1" => assert_eq!(a, b, "deal {seed}"),
+            "1" => {
+                assert!(b <= 2000, "deal {seed}: {b} nodes");
+                assert!(
+                    a > 1000 || a == b,
+                    "deal {seed}: {a} nodes in one pass, {b} in passes"
+                );
+            }
             _ => assert!(b > 2000, "deal {seed}: {b} nodes"),
         }
     }
