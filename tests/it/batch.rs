@@ -2,23 +2,13 @@
 //! killed part-way resumes to the same rows with none lost or doubled, and corrupt input is
 //! named by file and line.
 
-use crate::common::{batch_rows, castle};
+use crate::common::{batch_rows, castle, run_ok};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn batch(args: &[&str]) {
-    let out = castle()
-        .arg("batch")
-        .args(args)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&[&["batch"], args, &["--quiet"]].concat());
 }
 
 #[test]

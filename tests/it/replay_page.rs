@@ -135,16 +135,12 @@ fn the_page_draws_the_checker_s_position_at_every_move_asked() {
         let report_path = dir.path().join(format!("{}.json", variant.name()));
         std::fs::write(&report_path, &json).unwrap();
         let page = dir.path().join(format!("{}.html", variant.name()));
-        let out = castle()
-            .args(["show", report_path.to_str().unwrap(), "-o"])
-            .arg(&page)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_ok(&[
+            "show",
+            report_path.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
+        ]);
         let html = std::fs::read_to_string(&page).unwrap();
         assert!(!html.contains("http://") && !html.contains("https://"));
 
