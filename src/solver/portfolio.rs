@@ -601,7 +601,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             clock,
         };
         let before: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
-        let stops: Vec<Stop> = match pool {
+        let mut stops: Vec<Stop> = match pool {
             Some(pool) if self.seats.len() > 1 => pool.install(|| {
                 use rayon::prelude::*;
                 self.seats
@@ -652,6 +652,16 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         }
         if stops.contains(&Stop::Deadline) {
             return (Turn::Deadline, bytes);
+        }
+        // A swarm out of room starts afresh with new random orders (see `Swarm::restart`):
+        // what it borrowed goes back to the table, and it keeps its seat.
+        for (s, stop) in self.seats.iter_mut().zip(stops.iter_mut()) {
+            if let (Stop::Full, Runner::Swarm(swarm)) = (*stop, &mut s.runner) {
+                swarm.restart();
+                bytes.freed += s.loan;
+                s.loan = 0;
+                *stop = Stop::Budget;
+            }
         }
         // Out of room, or (a search that keeps every position it reaches) out of positions
         // without a win: that member is done, and its bytes go to the table.
@@ -749,6 +759,45 @@ mod tests {
         assert_eq!(pf.recall(), lenders * share + loans);
         assert_eq!(pf.loans(), 0);
         assert!(pf.seats.iter().all(|s| !s.runner.borrows() || s.loan == 0));
+    }
+
+    /// A swarm that fills the room it may hold keeps its seat and starts afresh (giving back
+    /// what its last growth took past its share), where a best-first pass that fills its
+    /// room stops for good: on a lost deal, with a share of 1 MiB each and nothing offered on
+    /// loan, after a few slices both swarms are still seated and have gone on expanding far
+    /// past what fits in their share, holding no more than a growth past it.
+    #[test]
+    fn a_full_swarm_starts_afresh_and_keeps_its_seat() {
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
+        let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
+        let share = 1 << 20;
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 3 * share);
+        let mut freed = 0;
+        for _ in 0..8 {
+            let (turn, bytes) = pf.run(400_000, None, Clock::default(), None, None, 0);
+            assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
+            freed += bytes.freed;
+        }
+        let seated: Vec<Member> = pf.seats.iter().map(|s| s.member).collect();
+        assert_eq!(
+            seated,
+            [Member::Swarm, Member::RelocateSwarm],
+            "bound fills and stops"
+        );
+        assert!(
+            freed > share,
+            "the swarms gave back what they took past their share"
+        );
+        for s in &pf.seats {
+            assert!(s.runner.bytes() <= 4 * share, "{:?}", s.member);
+            // 44 bytes a position at least: a megabyte holds fewer than 24,000.
+            assert!(
+                s.runner.expanded() > 100_000,
+                "{:?} stopped early",
+                s.member
+            );
+        }
     }
 
     /// A raised stop flag ends a slice as the deadline does, before any member wins (the

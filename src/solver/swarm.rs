@@ -218,6 +218,31 @@ impl<const W: usize> Swarm<W> {
         }
     }
 
+    /// Starts every search afresh from the deal, forgetting every position entered (their
+    /// room is free again), each with the next draw of its own random order; `expanded` goes
+    /// on counting. The portfolio calls it when the swarm has filled the room it may hold
+    /// ([`Stop::Full`]) instead of dropping the member. Nothing is lost that a verdict rests
+    /// on: the swarm only ever reports wins, and its dead ends never leave its own set. What
+    /// it buys: a relocating swarm wins mostly early (the lines its first orders find), and
+    /// a full one used to stop for good, so the same deal was won or not by the memory it
+    /// had: bc deal 15973 (PySolFC numbering) won in 17.6 M nodes with `--memory 4096` and
+    /// took 93.9 M with `--memory 2048`, its relocating swarm full at 3.7 M positions.
+    pub(super) fn restart(&mut self) {
+        self.seen = Default::default();
+        for s in &mut self.searchers {
+            s.frames = Vec::new();
+            s.moves = Vec::new();
+            s.spans = Vec::new();
+            s.hist = Vec::new();
+            s.rng = xorshift(s.rng) | 1;
+            s.done = false;
+        }
+        self.turn = 0;
+        self.left = QUANTUM;
+        self.live = 0;
+        self.started = false;
+    }
+
     /// Bytes in use, roughly: the shared set and every search's path.
     pub(super) fn bytes(&self) -> usize {
         let set = self.seen.capacity() * (W * 8 + 4 + SET_OVERHEAD);
@@ -518,6 +543,59 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A restart forgets every position entered and starts each search from the deal with
+    /// a new order: the record is empty and the room free, `expanded` goes on counting, the
+    /// searches' first lines differ from the first run's, and a swarm restarted again and
+    /// again still wins the deals it won (its lines replay) and runs out of positions on the
+    /// small lost deals (verdicts from the exact search, as in the test above).
+    #[test]
+    fn a_restart_starts_afresh_with_new_orders() {
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 3041);
+        let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 8, 1).relocating();
+        assert_eq!(swarm.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+        let first: Vec<Vec<Move>> = swarm.searchers.iter().map(|s| s.hist.clone()).collect();
+        let held = swarm.bytes();
+        swarm.restart();
+        assert!(swarm.seen.is_empty());
+        assert!(
+            swarm.bytes() < held / 4,
+            "{} of {held} bytes kept",
+            swarm.bytes()
+        );
+        assert_eq!(swarm.expanded, 20 * QUANTUM);
+        assert_eq!(swarm.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+        assert_eq!(swarm.expanded, 40 * QUANTUM);
+        assert!(!swarm.seen.is_empty() && swarm.seen.len() as u64 <= 20 * QUANTUM + 1);
+        let again: Vec<Vec<Move>> = swarm.searchers.iter().map(|s| s.hist.clone()).collect();
+        assert_ne!(first, again, "the restarted searches walked the same lines");
+
+        let (mut won, mut lost) = (0, 0);
+        for seed in 1..=40u64 {
+            let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
+            let out = Solver::default().solve(&deal).unwrap();
+            let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 4, seed).relocating();
+            let mut stop = Stop::Budget;
+            for _ in 0..200 {
+                stop = swarm.run(5_000, ROOM, None);
+                if stop != Stop::Budget {
+                    break;
+                }
+                swarm.restart();
+            }
+            match (out.verdict, stop) {
+                (Verdict::Solvable, Stop::Won) => {
+                    let line = swarm.win.take().expect("a win with Stop::Won");
+                    check_win(&deal, &steps_of(&line)).expect("the restarted swarm's win replays");
+                    won += 1;
+                }
+                (Verdict::Unsolvable, Stop::Won) => panic!("deal {seed}: a lost deal won"),
+                (Verdict::Unsolvable, Stop::Exhausted) => lost += 1,
+                _ => {}
+            }
+        }
+        assert!(won >= 8 && lost >= 4, "{won} won, {lost} lost");
     }
 
     /// Taking turns: with a budget of a few quanta, several searches have expanded positions,
