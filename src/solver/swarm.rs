@@ -226,7 +226,8 @@ impl<const W: usize> Swarm<W> {
     /// it buys: a relocating swarm wins mostly early (the lines its first orders find), and
     /// a full one used to stop for good, so the same deal was won or not by the memory it
     /// had: bc deal 15973 (PySolFC numbering) won in 17.6 M nodes with `--memory 4096` and
-    /// took 93.9 M with `--memory 2048`, its relocating swarm full at 3.7 M positions.
+    /// took 93.9 M with `--memory 2048`, its relocating swarm full at 3.7 M positions (52.6 M
+    /// with the restart; docs/performance-log.md has the other deals measured).
     pub(super) fn restart(&mut self) {
         self.seen = Default::default();
         for s in &mut self.searchers {
