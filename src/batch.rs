@@ -936,6 +936,9 @@ pub struct Batch {
     winnable: Option<std::fs::File>,
     /// Deals a run before left for a later pass (see [`passes`], "Resume").
     carried: HashMap<u64, passes::Carry>,
+    /// Carries of deals outside this run's seeds (an earlier run over a larger range left
+    /// them): kept in the pending file when this run ends, for the run that takes them up.
+    elsewhere: HashMap<u64, passes::Carry>,
 }
 
 impl Batch {
@@ -953,11 +956,14 @@ impl Batch {
             }
             None => (None, HashSet::new()),
         };
-        let mut carried = match &opts.csv {
+        let mut carried: HashMap<u64, passes::Carry> = match &opts.csv {
             Some(p) => passes::PendingFile::read(p)?,
             None => HashMap::new(),
         };
-        carried.retain(|seed, _| !done.contains(seed) && opts.seeds.contains(*seed));
+        carried.retain(|seed, _| !done.contains(seed));
+        let (carried, elsewhere) = carried
+            .into_iter()
+            .partition(|(seed, _)| opts.seeds.contains(*seed));
         let winnable = match &opts.winnable_only {
             Some(p) => Some(
                 std::fs::OpenOptions::new()
@@ -974,6 +980,7 @@ impl Batch {
             done,
             winnable,
             carried,
+            elsewhere,
         })
     }
 
@@ -1164,7 +1171,7 @@ impl Batch {
             }
         }
         if let Some(p) = pending {
-            p.remove();
+            p.finish(&self.elsewhere)?;
         }
         tally.pass = 0;
         tally.waiting = 0;

@@ -27,7 +27,9 @@
 //! A deal left for a later pass has no row yet. Its carry (the pass it goes to next and what it
 //! cost) is appended to a file beside the CSV, `FILE.pending`, one line each, so a batch
 //! stopped in a later pass takes those deals up in the pass they had reached, not from the
-//! first. The file goes when the batch ends.
+//! first. The file goes when the batch ends, but for the carries of deals outside the run's
+//! seeds (a run over part of a range an earlier run left deals of), which stay for the run
+//! that covers them.
 
 use super::Row;
 use crate::solver::{Limit, Outcome, Solver, Spent, Verdict};
@@ -329,10 +331,30 @@ impl PendingFile {
         f.flush()
     }
 
-    /// Removes the file: the batch ended, every deal has its row.
-    pub fn remove(self) {
+    /// The batch ended and every deal of its range has its row: removes the file, or, when
+    /// `elsewhere` holds carries of deals outside the range (a run over part of a range an
+    /// earlier run left deals of), leaves just those, so the run that takes them up resumes
+    /// them in their pass.
+    ///
+    /// # Errors
+    /// The file cannot be rewritten (its old lines then stay, which only repeats work).
+    pub fn finish(self, elsewhere: &HashMap<u64, Carry>) -> std::io::Result<()> {
         drop(self.file);
-        let _ = std::fs::remove_file(&self.path);
+        if elsewhere.is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+            return Ok(());
+        }
+        let mut seeds: Vec<_> = elsewhere.keys().copied().collect();
+        seeds.sort_unstable();
+        let mut text = format!("{PENDING_HEADER}\n");
+        for s in seeds {
+            text += &elsewhere[&s].line(s);
+        }
+        // Written beside and renamed over, so a crash leaves the old file or the new one.
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(".new");
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &self.path)
     }
 }
 

@@ -608,3 +608,35 @@ fn a_pending_deal_resumes_in_its_pass() {
     assert_eq!(pass[&7], "1");
     assert!(!pending.exists());
 }
+
+/// A run over part of the range keeps the pending carries of the deals outside it: the file
+/// then holds just those, and the run that covers them takes each up in its pass.
+#[test]
+fn a_run_over_part_of_the_range_keeps_the_other_deals_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("p.csv");
+    let pending = dir.path().join("p.csv.pending");
+    let header = "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes";
+    std::fs::write(
+        &pending,
+        format!(
+            "{header}\n\
+             2,3,123456789,1000,900,1000,0,0,123455789,0\n\
+             9,3,987654321,2000,1900,1000,0,0,987653321,0\n"
+        ),
+    )
+    .unwrap();
+    batch(&["--seeds", "1..4", "--csv", csv.to_str().unwrap()]);
+    assert_eq!(column(&csv, "pass")[&2], "3");
+    let left = std::fs::read_to_string(&pending).unwrap();
+    assert_eq!(
+        left,
+        format!("{header}\n9,3,987654321,2000,1900,1000,0,0,987653321,0\n")
+    );
+    batch(&["--seeds", "1..9", "--csv", csv.to_str().unwrap()]);
+    let (pass, nodes) = (column(&csv, "pass"), column(&csv, "nodes"));
+    assert_eq!(pass.len(), 9);
+    assert_eq!(pass[&9], "3", "{pass:?}");
+    assert!(nodes[&9].parse::<u64>().unwrap() > 987654321);
+    assert!(!pending.exists());
+}
