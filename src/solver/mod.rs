@@ -78,6 +78,10 @@ pub struct Solver {
     /// table has not taken yet, and give it back when the table or the quotient needs it
     /// (see `schedule::LOAN_PART`). Never changes a verdict: the members only report wins.
     pub loans: bool,
+    /// Once the deal looks winnable (a quotient run met a branch win), give the portfolio a
+    /// larger slice of each attempt in the variants where that was measured to pay
+    /// (`schedule::winnable_share`). Never changes a verdict: the members only report wins.
+    pub winnable_share: bool,
     /// Interleave probes, short depth-first attempts on a small table of their own, with the
     /// long attempts: this many nodes times Luby's sequence (default [`PROBE_NODES`]; `None`:
     /// no probes).
@@ -140,6 +144,7 @@ impl Default for Solver {
             best_first: true,
             members: portfolio::Members::DEFAULT,
             loans: true,
+            winnable_share: true,
             probes: Some(PROBE_NODES),
             threads: 1,
             short: None,

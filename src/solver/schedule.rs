@@ -14,6 +14,7 @@ use super::{
 };
 use crate::deal::Deal;
 use crate::moves::Move;
+use crate::rules::Variant;
 use crate::state::Position;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
@@ -143,7 +144,12 @@ impl Solver {
                 // A slice of the portfolio: the best-first member a sixteenth of the
                 // attempt's nodes (a half with a stock), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
-                    let unit = (b / bf_share).max(1);
+                    let looks_winnable = quotient.as_ref().is_some_and(|q| q.branched);
+                    let share = match winnable_share(deal.rules.variant) {
+                        Some(w) if looks_winnable && self.winnable_share => w,
+                        _ => bf_share,
+                    };
+                    let unit = (b / share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, clock, attempts) {
                         return Ok(out);
                     }
@@ -364,6 +370,34 @@ const BEST_FIRST_SHARE: u64 = 4;
 /// The deals the change loses (94 and 257 of the 300) are won by the depth-first attempts
 /// in 6.8 and 6.6 million nodes; it adds 13.
 const BEST_FIRST_SHARE_STOCK: u64 = 2;
+
+/// The portfolio's slice once the deal looks winnable (a quotient run met a branch win; see
+/// [`QUOTIENT_SHARE`]): its best-first member gets `1 / share` of each attempt's nodes, in the
+/// variants where that was measured to pay; `None` keeps [`BEST_FIRST_SHARE`].
+///
+/// In streets-and-alleys the deals that need many nodes are nearly all winnable (of the 39 of
+/// PySolFC's 1..32,000 left for a batch's last pass, every one decided so far was won), and
+/// the members win most of them (19 of the first 25, the depth-first attempts 3): with a slice
+/// as large as the attempt, 40 winnable deals the batch's second pass had decided took 158.8 M
+/// nodes where they took 227.6 M, and the 10 lost ones were untouched (35.7 M either way: the
+/// quotient proves them before any branch win). beleaguered-castle's second-pass deals won a
+/// little less with it (54.1 M -> 56.2 M nodes, its members' positions costing more), so it
+/// keeps its share there, as do the variants not measured. (`castle batch -v V --seeds LIST
+/// --one-pass -j 1 --max-nodes 30000000 --memory 2048`, a build reading the share from the
+/// environment; the lists `data/tuning/sa-pysol-pass2-a.txt`, drawn from that batch's second
+/// pass, and `bc-pass2.txt`, from the bc 1..100,000 table's.) A second sa sample
+/// (`sa-pysol-pass2-b.txt`) gained far less, 250.1 M -> 244.4 M nodes in all, one deal won
+/// before left `unknown` at the cap; deal by deal the two agree in direction (37 took fewer
+/// nodes, 12 more) with heavy-tailed sizes (docs/performance-log.md). A share of 2 took the
+/// sa deals to 183.1 M; switching only after a branch win at the widest window never switched
+/// within 30 M nodes. Shares change when a member runs, never what it may conclude: members
+/// only report wins, which are replayed.
+const fn winnable_share(variant: Variant) -> Option<u64> {
+    match variant {
+        Variant::StreetsAndAlleys => Some(1),
+        _ => None,
+    }
+}
 
 /// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
 /// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,

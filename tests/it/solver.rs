@@ -239,6 +239,13 @@ fn configs() -> Vec<(&'static str, Solver)> {
             },
         ),
         (
+            "no larger portfolio slice on winnable-looking deals",
+            Solver {
+                winnable_share: false,
+                ..base.clone()
+            },
+        ),
+        (
             "no probes",
             Solver {
                 probes: None,
