@@ -141,8 +141,9 @@ impl Solver {
             attempts += 1;
             let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
             if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
-                // A slice of the portfolio: the best-first member a sixteenth of the
-                // attempt's nodes (a half with a stock), each other member its share of that.
+                // A slice of the portfolio: the best-first member a quarter of the attempt's
+                // nodes (a half with a stock, all of them once an sa deal looks winnable; see
+                // `winnable_share`), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
                     let looks_winnable = quotient.as_ref().is_some_and(|q| q.branched);
                     let share = match winnable_share(deal.rules.variant) {
@@ -375,9 +376,9 @@ const BEST_FIRST_SHARE_STOCK: u64 = 2;
 /// [`QUOTIENT_SHARE`]): its best-first member gets `1 / share` of each attempt's nodes, in the
 /// variants where that was measured to pay; `None` keeps [`BEST_FIRST_SHARE`].
 ///
-/// In streets-and-alleys the deals that need many nodes are nearly all winnable (of the 39 of
-/// PySolFC's 1..32,000 left for a batch's last pass, every one decided so far was won), and
-/// the members win most of them (19 of the first 25, the depth-first attempts 3): with a slice
+/// In streets-and-alleys the deals that need many nodes are nearly all winnable (PySolFC's
+/// 1..32,000 left 39 for a batch's last pass; the first 25 it decided were all won), and the
+/// members won most of those (19 of the 25, the depth-first attempts 3): with a slice
 /// as large as the attempt, 40 winnable deals the batch's second pass had decided took 158.8 M
 /// nodes where they took 227.6 M, and the 10 lost ones were untouched (35.7 M either way: the
 /// quotient proves them before any branch win). beleaguered-castle's second-pass deals won a
