@@ -421,6 +421,13 @@ fn lock_holder(file: &std::fs::File) -> Option<u32> {
     })
 }
 
+/// Writes `text` to `tmp` and renames it over `path`, so an interruption leaves the old file
+/// or the new one whole (the batch file's upgrade, the pending file's end).
+pub(crate) fn replace_file(path: &Path, tmp: &Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(tmp, text)?;
+    std::fs::rename(tmp, path)
+}
+
 /// Opens a batch CSV for appending: locks it (a second batch on the same file is refused),
 /// creates it with the header, or checks an existing one, cuts a torn last line (or a torn
 /// header, when a crash left nothing else), and returns the seeds already done for these
@@ -488,13 +495,11 @@ pub fn open_for_append(
     if first == HEADER_V1 || first == HEADER_V2 {
         // An older file: rewrite it with the current header (a new file renamed over the
         // old one, so an interruption leaves one or the other whole).
-        let tmp = path.with_extension("csv.upgrade");
         let mut body = format!("{HEADER}\n");
         for row in &rows {
             body += &row.csv_line();
         }
-        std::fs::write(&tmp, body).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)?;
+        replace_file(path, &path.with_extension("csv.upgrade"), &body).map_err(io)?;
         drop(file);
         return open_for_append(path, rules, numbering, retry_unknown);
     }
@@ -956,13 +961,13 @@ impl Batch {
             }
             None => (None, HashSet::new()),
         };
-        let mut carried: HashMap<u64, passes::Carry> = match &opts.csv {
+        let pending = match &opts.csv {
             Some(p) => passes::PendingFile::read(p)?,
             None => HashMap::new(),
         };
-        carried.retain(|seed, _| !done.contains(seed));
-        let (carried, elsewhere) = carried
+        let (carried, elsewhere) = pending
             .into_iter()
+            .filter(|(seed, _)| !done.contains(seed))
             .partition(|(seed, _)| opts.seeds.contains(*seed));
         let winnable = match &opts.winnable_only {
             Some(p) => Some(

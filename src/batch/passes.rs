@@ -350,11 +350,9 @@ impl PendingFile {
         for s in seeds {
             text += &elsewhere[&s].line(s);
         }
-        // Written beside and renamed over, so a crash leaves the old file or the new one.
         let mut tmp = self.path.clone().into_os_string();
         tmp.push(".new");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &self.path)
+        super::replace_file(&self.path, Path::new(&tmp), &text)
     }
 }
 

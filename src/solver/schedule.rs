@@ -40,6 +40,8 @@ impl Solver {
             .collect();
         let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
         let (bf_share, bf_part) = portfolio_split(deal.rules.stock);
+        let looks_winnable_share =
+            winnable_share(deal.rules.variant).filter(|_| self.winnable_share);
         let bf_bytes = if self.best_first && self.restarts {
             memory / bf_part
         } else {
@@ -145,11 +147,9 @@ impl Solver {
                 // nodes (a half with a stock, all of them once an sa deal looks winnable; see
                 // `winnable_share`), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
-                    let looks_winnable = quotient.as_ref().is_some_and(|q| q.branched);
-                    let share = match winnable_share(deal.rules.variant) {
-                        Some(w) if looks_winnable && self.winnable_share => w,
-                        _ => bf_share,
-                    };
+                    let share = looks_winnable_share
+                        .filter(|_| quotient.as_ref().is_some_and(|q| q.branched))
+                        .unwrap_or(bf_share);
                     let unit = (b / share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, clock, attempts) {
                         return Ok(out);
@@ -378,7 +378,7 @@ const BEST_FIRST_SHARE_STOCK: u64 = 2;
 ///
 /// In streets-and-alleys the deals that need many nodes are nearly all winnable (PySolFC's
 /// 1..32,000 left 39 for a batch's last pass; the first 25 it decided were all won), and the
-/// members won most of those (19 of the 25, the depth-first attempts 3): with a slice
+/// members won most of those (20 of the 25, the depth-first attempts 3, probes 2): with a slice
 /// as large as the attempt, 40 winnable deals the batch's second pass had decided took 158.8 M
 /// nodes where they took 227.6 M, and the 10 lost ones were untouched (35.7 M either way: the
 /// quotient proves them before any branch win). beleaguered-castle's second-pass deals won a
