@@ -276,9 +276,14 @@ pub struct StatsArgs {
     pub plot: Option<PathBuf>,
     /// Write the tables of data/tables into DIR: one bit per deal (winnable or not) for each
     /// variant and options, and their win rates in DIR/winrates.csv (every deal of each range
-    /// must be decided)
+    /// must be decided, but see --allow-unknown)
     #[arg(long, value_name = "DIR")]
     pub table: Option<PathBuf>,
+    /// With --table: write a table whose range has deals left unknown (after every budget
+    /// they could be given), listing them in its row, with the win rate over the decided deals
+    /// and an interval wide enough for either verdict of each
+    #[arg(long, requires = "table")]
+    pub allow_unknown: bool,
 }
 
 /// Output formats of `stats`.

@@ -104,7 +104,7 @@ pub fn stats(a: &StatsArgs, mut out: &mut impl Write) -> Result<()> {
         rows.extend(stats::read_rows(f)?);
     }
     if let Some(dir) = &a.table {
-        for f in castle::winrates::write(dir, &rows)? {
+        for f in castle::winrates::write(dir, &rows, a.allow_unknown)? {
             eprintln!("wrote {}", f.display());
         }
     }

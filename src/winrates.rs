@@ -8,6 +8,14 @@
 //! the deal is winnable and clear when it is lost; the last byte's unused bits are clear. A
 //! deal's verdict is one bit, 12.5 KB per 100,000 deals; the batch's rows (moves, nodes,
 //! times) stay with the user.
+//!
+//! # A table with unknown deals
+//! A table is meant to have every deal decided. When a deal stays `unknown` after every
+//! budget its user could give it (`castle stats --table DIR --allow-unknown`), the table is
+//! still written, saying so: its bit is clear, the row counts it in `unknown` and lists it in
+//! `unknown_deals`, the win rate is over the decided deals, and the interval is widened to
+//! hold both ends, from the Wilson interval's low end with every unknown deal lost to its
+//! high end with every one won. With no unknown deal these are the plain figures.
 
 use crate::batch::Row;
 use crate::stats::wilson;
@@ -35,19 +43,45 @@ pub struct TableRow {
     pub won: u64,
     /// Lost deals.
     pub lost: u64,
-    /// Win rate, in percent (`won / deals`).
+    /// Deals left `unknown` (see "A table with unknown deals"; 0 in a file without the
+    /// column).
+    #[serde(default)]
+    pub unknown: u64,
+    /// Win rate, in percent (`won / (won + lost)`).
     pub win_rate: f64,
-    /// The 95% Wilson interval's low end, in percent.
+    /// The 95% Wilson interval's low end, in percent (every unknown deal counted lost).
     pub wilson_low: f64,
-    /// Its high end, in percent.
+    /// Its high end, in percent (every unknown deal counted won).
     pub wilson_high: f64,
     /// The bit file of the range.
     pub bits: String,
+    /// The unknown deals' numbers, separated by spaces.
+    #[serde(default)]
+    pub unknown_deals: String,
+}
+
+impl TableRow {
+    /// The numbers of the deals the table leaves unknown (their bits are clear).
+    ///
+    /// # Errors
+    /// A number that does not parse, named.
+    pub fn unknown_seeds(&self) -> Result<Vec<u64>, InputError> {
+        self.unknown_deals
+            .split_whitespace()
+            .map(|s| {
+                s.parse().map_err(|_| {
+                    InputError::new(
+                        InputKind::Report,
+                        format!("{}: unknown deal '{s}' is not a deal number", self.bits),
+                    )
+                })
+            })
+            .collect()
+    }
 }
 
 /// The header of `winrates.csv`.
-pub const HEADER: &str =
-    "variant,numbering,options,first,last,deals,won,lost,win_rate,wilson_low,wilson_high,bits";
+pub const HEADER: &str = "variant,numbering,options,first,last,deals,won,lost,unknown,win_rate,wilson_low,wilson_high,bits,unknown_deals";
 
 /// The deals of one group (variant, numbering, options) of batch rows: their range, each
 /// deal's bit, and the table's row.
@@ -68,12 +102,14 @@ fn options(r: &Row) -> String {
 }
 
 /// The tables of `rows`, one per group (variant, numbering, options). A seed's decided row
-/// counts over its `unknown` ones (a retried deal), as in `castle stats`.
+/// counts over its `unknown` ones (a retried deal), as in `castle stats`. A deal with only
+/// `unknown` rows is refused unless `allow_unknown` (see "A table with unknown deals").
 ///
 /// # Errors
-/// A group whose seeds are not one contiguous range, or with a deal that is `unknown` or has
-/// both verdicts: the message names the group and the first such deal.
-pub fn tables(rows: &[Row]) -> Result<Vec<Table>, InputError> {
+/// A group whose seeds are not one contiguous range, or with a deal that has both verdicts or
+/// (without `allow_unknown`) is `unknown`: the message names the group and the first such
+/// deal.
+pub fn tables(rows: &[Row], allow_unknown: bool) -> Result<Vec<Table>, InputError> {
     type Key = (String, String, String);
     let mut groups: BTreeMap<Key, BTreeMap<u64, Option<bool>>> = BTreeMap::new();
     for r in rows {
@@ -114,11 +150,16 @@ pub fn tables(rows: &[Row]) -> Result<Vec<Table>, InputError> {
                 ),
             ));
         }
-        if let Some((s, _)) = seeds.iter().find(|(_, v)| v.is_none()) {
+        let unknown: Vec<u64> = seeds
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(&s, _)| s)
+            .collect();
+        if let (Some(s), false) = (unknown.first(), allow_unknown) {
             return Err(InputError::new(
                 InputKind::Report,
                 format!(
-                    "{name}: deal {s} is unknown: a table needs every deal decided (run the batch again without budgets, or with --retry-unknown)"
+                    "{name}: deal {s} is unknown: a table needs every deal decided (run the batch again without budgets, or with --retry-unknown; --allow-unknown writes the table with its unknown deals listed)"
                 ),
             ));
         }
@@ -131,7 +172,9 @@ pub fn tables(rows: &[Row]) -> Result<Vec<Table>, InputError> {
                 won += 1;
             }
         }
-        let (lo, hi) = wilson(won, deals);
+        let open = unknown.len() as u64;
+        let lost = deals - won - open;
+        let (lo, hi) = bounds(won, open, deals);
         let default_opts = opts == default_options(&variant);
         let file = format!(
             "{variant}-{numbering}{}-{first}-{last}.bits",
@@ -150,16 +193,28 @@ pub fn tables(rows: &[Row]) -> Result<Vec<Table>, InputError> {
                 last,
                 deals,
                 won,
-                lost: deals - won,
-                win_rate: round4(100.0 * won as f64 / deals as f64),
+                lost,
+                unknown: open,
+                win_rate: round4(100.0 * won as f64 / (won + lost).max(1) as f64),
                 wilson_low: round4(100.0 * lo),
                 wilson_high: round4(100.0 * hi),
                 bits: file,
+                unknown_deals: unknown
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
             },
             bits,
         });
     }
     Ok(out)
+}
+
+/// The interval of a table's win rate, as fractions: the 95% Wilson interval's low end with
+/// the `unknown` deals lost, its high end with them won (the plain interval when none is).
+pub fn bounds(won: u64, unknown: u64, deals: u64) -> (f64, f64) {
+    (wilson(won, deals).0, wilson(won + unknown, deals).1)
 }
 
 fn round4(x: f64) -> f64 {
@@ -223,8 +278,8 @@ pub fn read_index(dir: &Path) -> Result<Vec<TableRow>, InputError> {
 ///
 /// # Errors
 /// See [`tables`]; a directory or file that cannot be written.
-pub fn write(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
-    let new = tables(rows)?;
+pub fn write(dir: &Path, rows: &[Row], allow_unknown: bool) -> Result<Vec<PathBuf>, crate::Error> {
+    let new = tables(rows, allow_unknown)?;
     std::fs::create_dir_all(dir)?;
     let mut index = read_index(dir)?;
     let mut written = Vec::new();
@@ -288,7 +343,7 @@ mod tests {
             .map(|s| row(s, if s % 3 == 0 { "solvable" } else { "unsolvable" }))
             .chain([row(9, "unknown")])
             .collect();
-        let t = tables(&rows).unwrap();
+        let t = tables(&rows, false).unwrap();
         assert_eq!(t.len(), 1);
         let t = &t[0];
         assert_eq!((t.row.first, t.row.last, t.row.deals), (5, 15, 11));
@@ -305,15 +360,54 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_deal_allowed_is_listed_and_widens_the_interval() {
+        // Deals 1..=10: 1, 2 and 3 won, 4 unknown (its retried row too), the rest lost.
+        let rows: Vec<Row> = (1..=10)
+            .map(|s| match s {
+                1..=3 => row(s, "solvable"),
+                4 => row(s, "unknown"),
+                _ => row(s, "unsolvable"),
+            })
+            .chain([row(4, "unknown")])
+            .collect();
+        let t = &tables(&rows, true).unwrap()[0];
+        let r = &t.row;
+        assert_eq!((r.deals, r.won, r.lost, r.unknown), (10, 3, 6, 1));
+        assert_eq!(r.unknown_deals, "4");
+        assert_eq!(r.unknown_seeds().unwrap(), vec![4]);
+        assert_eq!(winnable(&t.bits, 1, 10, 4), Some(false));
+        // 3 of the 9 decided; the interval runs from 3 of 10's low end to 4 of 10's high end.
+        assert!((r.win_rate - 33.3333).abs() < 1e-9);
+        let (lo3, hi3) = wilson(3, 10);
+        let (_, hi4) = wilson(4, 10);
+        assert!((r.wilson_low - 100.0 * lo3).abs() < 1e-3);
+        assert!((r.wilson_high - 100.0 * hi4).abs() < 1e-3);
+        assert!(r.wilson_high > 100.0 * hi3 + 1.0);
+        // Written and read back: the columns survive; a file without them reads as none.
+        let dir = std::env::temp_dir().join(format!("castle-winrates-{}", std::process::id()));
+        write(&dir, &rows, true).unwrap();
+        let text = std::fs::read_to_string(dir.join("winrates.csv")).unwrap();
+        assert_eq!(text.lines().next(), Some(HEADER));
+        let back = read_index(&dir).unwrap();
+        assert_eq!(back, vec![r.clone()]);
+        let old = "variant,numbering,options,first,last,deals,won,lost,win_rate,wilson_low,wilson_high,bits\n\
+                   fortress,castle,x,1,2,2,1,1,50.0,1.0,99.0,f.bits\n";
+        std::fs::write(dir.join("winrates.csv"), old).unwrap();
+        let back = read_index(&dir).unwrap();
+        assert_eq!((back[0].unknown, back[0].unknown_deals.as_str()), (0, ""));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_gap_or_an_unknown_deal_is_refused() {
         let gap = [row(1, "solvable"), row(3, "solvable")];
-        let e = tables(&gap).unwrap_err().to_string();
+        let e = tables(&gap, true).unwrap_err().to_string();
         assert!(e.contains("no row for deal 2"), "{e}");
         let unknown = [row(1, "solvable"), row(2, "unknown")];
-        let e = tables(&unknown).unwrap_err().to_string();
+        let e = tables(&unknown, false).unwrap_err().to_string();
         assert!(e.contains("deal 2 is unknown"), "{e}");
         let both = [row(1, "solvable"), row(1, "unsolvable")];
-        assert!(tables(&both)
+        assert!(tables(&both, true)
             .unwrap_err()
             .to_string()
             .contains("both verdicts"));

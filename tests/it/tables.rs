@@ -10,8 +10,7 @@
 use crate::common::data;
 use castle::batch::passes::PASS_NODES;
 use castle::deal::Numbering;
-use castle::stats::wilson;
-use castle::winrates::{read_index, winnable};
+use castle::winrates::{bounds, read_index, winnable};
 use castle::{Deal, Solver, Variant, Verdict};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
@@ -41,8 +40,26 @@ fn every_table_agrees_with_a_fresh_solve_of_a_sample() {
         assert_eq!(bits.len() as u64, t.deals.div_ceil(8), "{}", t.bits);
         assert_eq!(t.deals, t.last - t.first + 1, "{}", t.bits);
         let won: u64 = bits.iter().map(|b| u64::from(b.count_ones())).sum();
-        assert_eq!((won, t.deals - won), (t.won, t.lost), "{}", t.bits);
-        let (lo, hi) = wilson(t.won, t.deals);
+        // A table may list deals it leaves unknown (their bits clear; see the module
+        // `castle::winrates`), counted apart.
+        let unknown = t.unknown_seeds().unwrap();
+        assert_eq!(unknown.len() as u64, t.unknown, "{}", t.bits);
+        for &s in &unknown {
+            assert!((t.first..=t.last).contains(&s), "{}: {s}", t.bits);
+            assert_eq!(
+                winnable(&bits, t.first, t.last, s),
+                Some(false),
+                "{}",
+                t.bits
+            );
+        }
+        assert_eq!(
+            (won, t.deals - won - t.unknown),
+            (t.won, t.lost),
+            "{}",
+            t.bits
+        );
+        let (lo, hi) = bounds(t.won, t.unknown, t.deals);
         assert!((100.0 * lo - t.wilson_low).abs() < 1e-3, "{}", t.bits);
         assert!((100.0 * hi - t.wilson_high).abs() < 1e-3, "{}", t.bits);
         let variant: Variant = t.variant.parse().unwrap();
@@ -56,6 +73,9 @@ fn every_table_agrees_with_a_fresh_solve_of_a_sample() {
                 break;
             }
             let deal_no = rng.gen_range(t.first..=t.last);
+            if unknown.contains(&deal_no) {
+                continue;
+            }
             let deal = Deal::numbered(variant.rules(), numbering, deal_no).unwrap();
             let out = solver.solve(&deal).unwrap();
             let want = winnable(&bits, t.first, t.last, deal_no).unwrap();
@@ -73,4 +93,38 @@ fn every_table_agrees_with_a_fresh_solve_of_a_sample() {
         }
         assert!(checked >= SAMPLE / 2, "{}: only {checked} decided", t.bits);
     }
+}
+
+/// `castle stats --table` refuses a range with an unknown deal (exit 2, the deal named), and
+/// with `--allow-unknown` writes it, the deal listed and its bit clear.
+#[test]
+fn a_table_with_an_unknown_deal_is_written_only_when_allowed() {
+    use crate::common::{castle, run_ok};
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("f.csv");
+    let csv = csv.to_str().unwrap();
+    // Fortress deals 1..3 decided, deal 4 cut at one node (`unknown`).
+    run_ok(&[
+        "batch", "-v", "fortress", "--seeds", "1..3", "-q", "--csv", csv,
+    ]);
+    let cut = ["--seeds", "4", "--max-nodes", "1", "--one-pass", "-q"];
+    run_ok(&[&["batch", "-v", "fortress", "--csv", csv][..], &cut[..]].concat());
+    let tables = dir.path().join("t");
+    let tables = tables.to_str().unwrap();
+    let out = castle()
+        .args(["stats", csv, "--table", tables])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("deal 4 is unknown"), "{err}");
+    run_ok(&["stats", csv, "--table", tables, "--allow-unknown"]);
+    let index = read_index(std::path::Path::new(tables)).unwrap();
+    assert_eq!(index.len(), 1);
+    let t = &index[0];
+    assert_eq!((t.first, t.last, t.unknown), (1, 4, 1));
+    assert_eq!(t.unknown_seeds().unwrap(), vec![4]);
+    assert_eq!(t.won + t.lost, 3);
+    let bits = std::fs::read(std::path::Path::new(tables).join(&t.bits)).unwrap();
+    assert_eq!(winnable(&bits, 1, 4, 4), Some(false));
 }
