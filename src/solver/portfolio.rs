@@ -151,7 +151,7 @@ impl Member {
     /// 320,000 (some 1.5 million nodes into a solve), as their positions cost more; but the
     /// deals that need them pay far more for the wait: a deal they win in their first slice
     /// was decided only after the schedule had spent those nodes, and in a batch one past the
-    /// first pass's million nodes is solved again from the start. With `-j 1 --one-pass`
+    /// first pass's budget is solved again from the start. With `-j 1 --one-pass`
     /// (same verdicts everywhere; docs/performance-log.md, "The relocating members from the
     /// first slice"): bc 100,001..102,000 120.6 M nodes / 150 CPU s -> 96.7 M / 135 s (13
     /// deals past a million nodes -> 10); 48 bc deals of the second pass of 1..100,000 108.7
