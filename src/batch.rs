@@ -21,13 +21,13 @@ use crate::stats::wilson;
 use crate::text::Cut;
 use crate::{Error, InputError, InputKind, Origin};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub mod passes;
 
@@ -571,16 +571,25 @@ fn differences(row: &Row, rules: &Rules, numbering: Numbering) -> Vec<String> {
 /// Seeds handed to the workers at a time.
 const SEED_CHUNK: usize = 1 << 16;
 
+/// The map of deals in flight, whatever a worker that panicked holding it left (a seed
+/// inserted or removed is whole either way).
+fn in_flight(
+    m: &std::sync::Mutex<BTreeMap<u64, Instant>>,
+) -> std::sync::MutexGuard<'_, BTreeMap<u64, Instant>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// How often the calling thread of [`run`] looks at the interrupt flag while no row comes.
 const INTERRUPT_POLL: Duration = Duration::from_millis(50);
 
 /// How a [`run`] ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ended {
     /// Every seed was solved and handed to the sink.
     Done,
-    /// The interrupt flag was set: the sink got no row after it.
-    Interrupted,
+    /// The interrupt flag was set: the sink got no row after it. The deals in flight then,
+    /// each with how long it had been solved (that work is lost: see "Interruption").
+    Interrupted(Vec<(u64, Duration)>),
 }
 
 /// Solves `seeds` of `rules` on `threads` workers (each with an equal share of the memory
@@ -593,7 +602,8 @@ pub enum Ended {
 /// row reaches `sink` and no deal is started, and `run` returns [`Ended::Interrupted`] at
 /// once: the deals in flight are abandoned, unrecorded (the solver has no stop of its own;
 /// their workers finish them in the background, send to no one and end, or end with the
-/// process). The rows handed to `sink` before are all there is.
+/// process), and named with the time each had taken, which the next run spends again. The
+/// rows handed to `sink` before are all there is.
 ///
 /// # Errors
 /// The first error of `sink`, or of a solve (a bug: see [`crate::solver::SolveError`]).
@@ -660,8 +670,11 @@ fn run_with(
     // The workers' own copy of the seeds done: an interrupted run returns without waiting
     // for them, so they borrow nothing from the caller.
     let done = Arc::new(done.clone());
+    // The deals being solved, with when each started (named if the run is interrupted).
+    let flight: Arc<std::sync::Mutex<BTreeMap<u64, Instant>>> = Arc::default();
     let feeder = {
         let stop = Arc::clone(&stop);
+        let flight = Arc::clone(&flight);
         std::thread::spawn(move || {
             // The seeds in chunks, so that a range of any length takes no more memory than
             // one chunk (`--seeds 1..18446744073709551615` is a run that never ends, not an
@@ -675,8 +688,10 @@ fn run_with(
                 let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                     return;
                 };
+                in_flight(&flight).insert(seed, Instant::now());
                 let solved = solve(&deal)
                     .map(|(out, note)| (Row::new(&deal, numbering, &out), deal, out, note));
+                in_flight(&flight).remove(&seed);
                 if tx.send(solved).is_err() {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -708,9 +723,14 @@ fn run_with(
             drop(tx);
         })
     };
+    let abandoned = || {
+        let now = Instant::now();
+        let f = in_flight(&flight);
+        Ended::Interrupted(f.iter().map(|(&s, &t)| (s, now - t)).collect())
+    };
     let result = loop {
         if interrupt.load(Ordering::Relaxed) {
-            break Ok(Ended::Interrupted);
+            break Ok(abandoned());
         }
         let solved = match rx.recv_timeout(INTERRUPT_POLL) {
             Ok(solved) => solved,
@@ -719,7 +739,7 @@ fn run_with(
         };
         // A row that came with the interrupt is dropped with the deals in flight.
         if interrupt.load(Ordering::Relaxed) {
-            break Ok(Ended::Interrupted);
+            break Ok(abandoned());
         }
         if let Err(e) = solved.and_then(|(row, deal, out, note)| sink(row, deal, out, note)) {
             break Err(e);
@@ -727,7 +747,7 @@ fn run_with(
     };
     stop.store(true, Ordering::Relaxed);
     drop(rx);
-    if !matches!(result, Ok(Ended::Interrupted)) {
+    if !matches!(result, Ok(Ended::Interrupted(_))) {
         // Every seed solved, or the sink failed: the workers stop at their next send, and
         // the pool is gone when the feeder returns. A worker's panic goes on here, as it
         // would in a scoped thread.
@@ -850,6 +870,9 @@ pub struct Tally {
     pub retried: bool,
     /// Whether the run was interrupted (see [`run`]): the rows counted are all written.
     pub interrupted: bool,
+    /// The deals in flight when it was, each with how long it had been solved in the pass
+    /// [`Tally::pass`] (the next run starts that pass of it again).
+    pub abandoned: Vec<(u64, Duration)>,
     /// The pass running now (from 0; see [`passes`]).
     pub pass: usize,
     /// The passes of the batch.
@@ -1170,8 +1193,9 @@ impl Batch {
                 interrupt,
                 &mut sink,
             )?;
-            if ended == Ended::Interrupted {
+            if let Ended::Interrupted(abandoned) = ended {
                 tally.interrupted = true;
+                tally.abandoned = abandoned;
                 return Ok(tally);
             }
         }

@@ -118,10 +118,11 @@ pub fn batch_end(
     }
 }
 
-/// The line of a batch stopped by a signal: the rows written, where, and how to go on.
+/// The line of a batch stopped by a signal: the rows written, where, and how to go on; then
+/// the deals that were in flight, the longest first, and what of them is lost.
 pub fn batch_stopped(tally: &Tally, csv: Option<&std::path::Path>) -> String {
     let rows = castle::render::count(tally.deals(), "row");
-    match csv {
+    let mut line = match csv {
         Some(p) => format!(
             "stopped: {rows} saved to {} ({} in all); run the same command to go on",
             p.display(),
@@ -130,5 +131,46 @@ pub fn batch_stopped(tally: &Tally, csv: Option<&std::path::Path>) -> String {
         None => format!(
             "stopped: {rows} written to standard output (with --csv FILE, running the same command again goes on where it stopped)"
         ),
+    };
+    let mut flight = tally.abandoned.clone();
+    flight.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    if !flight.is_empty() {
+        /// Deals named at most (the first pass has one in flight per worker).
+        const NAMED: usize = 4;
+        let named: Vec<String> = flight
+            .iter()
+            .take(NAMED)
+            .map(|&(seed, d)| format!("{seed} after {}", took(d)))
+            .collect();
+        let more = match flight.len().saturating_sub(NAMED) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let (pass, start) = match (tally.passes, tally.pass + 1) {
+            (0 | 1, _) => (String::new(), "the start"),
+            (all, i) if i == all => (" in the last pass".to_string(), "the start of that pass"),
+            (_, i) => (format!(" in pass {i}"), "the start of that pass"),
+        };
+        let (deals, them) = match flight.len() {
+            1 => ("1 deal was".to_string(), "it"),
+            n => (format!("{n} deals were"), "them"),
+        };
+        line.push_str(&format!(
+            "\n{deals} in flight{pass} ({}{more}): the next run solves {them} again from {start}",
+            named.join(", "),
+        ));
+    }
+    line
+}
+
+/// A duration for people: milliseconds under a second, tenths of a second under a minute,
+/// then minutes, then hours.
+fn took(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{} ms", d.as_millis()),
+        1..=59 => format!("{:.1} s", d.as_secs_f64()),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
     }
 }

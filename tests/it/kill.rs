@@ -235,3 +235,40 @@ fn sigterm_stops_json_lines_between_rows() {
         "{stderr}"
     );
 }
+
+/// A batch stopped while a deal is being solved names it, with the pass it was in: bc 15995
+/// takes some 69 million nodes (performance log, "What bc's last pass is made of"), so it
+/// leaves the first pass (100,000 nodes) for the second, and is still in it a moment later.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_names_the_deal_in_flight_and_its_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("hard.csv");
+    let pending = dir.path().join("hard.csv.pending");
+    let args: Vec<String> = ["batch", "-v", "bc", "--seeds", "15995", "-j", "1", "-q"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--csv".to_string(), csv.to_str().unwrap().to_string()])
+        .collect();
+    let mut child = castle(&args);
+    let carried = || {
+        std::fs::read_to_string(&pending)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.starts_with("15995,"))
+    };
+    assert!(
+        wait_for(&mut child, carried),
+        "the batch ended before the deal left the first pass"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("1 deal was in flight in pass 2 (15995 after ")
+            && stderr.contains("the next run solves it again from the start of that pass"),
+        "{stderr}"
+    );
+}
