@@ -737,9 +737,14 @@ fn run_with(
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break Ok(Ended::Done),
         };
-        // A row that came with the interrupt is dropped with the deals in flight.
+        // A row that came with the interrupt is dropped with the deals in flight, and named
+        // with them.
         if interrupt.load(Ordering::Relaxed) {
-            break Ok(abandoned());
+            let mut ended = abandoned();
+            if let (Ended::Interrupted(flight), Ok((row, ..))) = (&mut ended, &solved) {
+                flight.push((row.seed, Duration::from_millis(row.ms)));
+            }
+            break Ok(ended);
         }
         if let Err(e) = solved.and_then(|(row, deal, out, note)| sink(row, deal, out, note)) {
             break Err(e);
