@@ -279,8 +279,8 @@ pub struct StatsArgs {
     /// must be decided, but see --allow-unknown)
     #[arg(long, value_name = "DIR")]
     pub table: Option<PathBuf>,
-    /// With --table: write a table whose range has deals left unknown (after every budget
-    /// they could be given), listing them in its row, with the win rate over the decided deals
+    /// With --table: write a table whose range still has unknown deals (their last pass not
+    /// finished), listing them in its row, with the win rate over the decided deals
     /// and an interval wide enough for either verdict of each
     #[arg(long, requires = "table")]
     pub allow_unknown: bool,
