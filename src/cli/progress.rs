@@ -4,7 +4,7 @@
 use castle::batch::Tally;
 use castle::solver::{Progress, SolveError};
 use castle::{Deal, Outcome, Solver};
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -140,7 +140,7 @@ pub fn batch_stopped(tally: &Tally, csv: Option<&std::path::Path>) -> String {
         let named: Vec<String> = flight
             .iter()
             .take(NAMED)
-            .map(|&(seed, d)| format!("{seed} after {}", took(d)))
+            .map(|&(seed, d)| format!("{seed} after {}", HumanDuration(d)))
             .collect();
         let more = match flight.len().saturating_sub(NAMED) {
             0 => String::new(),
@@ -161,16 +161,4 @@ pub fn batch_stopped(tally: &Tally, csv: Option<&std::path::Path>) -> String {
         ));
     }
     line
-}
-
-/// A duration for people: milliseconds under a second, tenths of a second under a minute,
-/// then minutes, then hours.
-fn took(d: std::time::Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0 => format!("{} ms", d.as_millis()),
-        1..=59 => format!("{:.1} s", d.as_secs_f64()),
-        60..=3599 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
-    }
 }
