@@ -26,7 +26,7 @@ use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub mod passes;
@@ -272,10 +272,15 @@ impl Seeds {
 
     /// The seeds, in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.clone().into_seeds()
+    }
+
+    /// The seeds, in increasing order, owning the ranges (for a thread of its own).
+    fn into_seeds(self) -> impl Iterator<Item = u64> + Send + 'static {
         let (shard, shards) = (u128::from(self.shard), u128::from(self.shards));
         self.ranges
-            .iter()
-            .flat_map(|&(a, b)| a..=b)
+            .into_iter()
+            .flat_map(|(a, b)| a..=b)
             .scan(0u128, |i, seed| {
                 let at = *i;
                 *i += 1;
@@ -571,11 +576,10 @@ fn differences(row: &Row, rules: &Rules, numbering: Numbering) -> Vec<String> {
 /// Seeds handed to the workers at a time.
 const SEED_CHUNK: usize = 1 << 16;
 
-/// The map of deals in flight, whatever a worker that panicked holding it left (a seed
-/// inserted or removed is whole either way).
-fn in_flight(
-    m: &std::sync::Mutex<BTreeMap<u64, Instant>>,
-) -> std::sync::MutexGuard<'_, BTreeMap<u64, Instant>> {
+/// The map of deals in flight, or the pending file, whatever a worker that panicked holding
+/// it left (a seed inserted or removed is whole either way, and a carry is written as a
+/// whole line).
+fn guard<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -626,7 +630,7 @@ pub fn run(
     run_with(
         rules,
         numbering,
-        seeds,
+        seeds.into_seeds(),
         done,
         move |deal: &Deal| Ok((per.solve(deal)?, None)),
         threads,
@@ -640,7 +644,7 @@ pub fn run(
 fn run_with(
     rules: Rules,
     numbering: Numbering,
-    seeds: Seeds,
+    seeds: impl Iterator<Item = u64> + Send + 'static,
     done: &HashSet<u64>,
     solve: impl Fn(&Deal) -> Result<(Outcome, Option<CertNote>), Error> + Send + Sync + 'static,
     threads: usize,
@@ -671,7 +675,7 @@ fn run_with(
     // for them, so they borrow nothing from the caller.
     let done = Arc::new(done.clone());
     // The deals being solved, with when each started (named if the run is interrupted).
-    let flight: Arc<std::sync::Mutex<BTreeMap<u64, Instant>>> = Arc::default();
+    let flight: Arc<Mutex<BTreeMap<u64, Instant>>> = Arc::default();
     let feeder = {
         let stop = Arc::clone(&stop);
         let flight = Arc::clone(&flight);
@@ -679,7 +683,7 @@ fn run_with(
             // The seeds in chunks, so that a range of any length takes no more memory than
             // one chunk (`--seeds 1..18446744073709551615` is a run that never ends, not an
             // allocation that fails).
-            let mut todo = seeds.iter().filter(|s| !done.contains(s));
+            let mut todo = seeds.filter(|s| !done.contains(s));
             let one = |tx: &std::sync::mpsc::SyncSender<Solved>, seed: u64| {
                 if stop.load(Ordering::Relaxed) {
                     return;
@@ -688,10 +692,10 @@ fn run_with(
                 let Ok(deal) = Deal::numbered(rules, numbering, seed) else {
                     return;
                 };
-                in_flight(&flight).insert(seed, Instant::now());
+                guard(&flight).insert(seed, Instant::now());
                 let solved = solve(&deal)
                     .map(|(out, note)| (Row::new(&deal, numbering, &out), deal, out, note));
-                in_flight(&flight).remove(&seed);
+                guard(&flight).remove(&seed);
                 if tx.send(solved).is_err() {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -725,7 +729,7 @@ fn run_with(
     };
     let abandoned = || {
         let now = Instant::now();
-        let f = in_flight(&flight);
+        let f = guard(&flight);
         Ended::Interrupted(f.iter().map(|(&s, &t)| (s, now - t)).collect())
     };
     let result = loop {
@@ -884,6 +888,9 @@ pub struct Tally {
     pub passes: usize,
     /// Deals waiting for a later pass (they have no row yet).
     pub waiting: u64,
+    /// Deals of the pass running now that earlier runs started in it and never ended (they
+    /// come last; see "Resume" at [`passes`]).
+    pub tried: u64,
     /// Deals decided by each pass (`unknown` rows of the last pass not counted).
     pub by_pass: [u64; passes::MAX_PASSES],
     /// Certificates written (with `--certificates`).
@@ -919,6 +926,9 @@ impl Tally {
                 self.passes,
                 self.waiting
             );
+            if self.tried > 0 {
+                line += &format!(" ({} started by an earlier run, taken last)", self.tried);
+            }
         } else if self.waiting > 0 {
             line += &format!(", {} for later passes", self.waiting);
         }
@@ -1061,7 +1071,8 @@ impl Batch {
             ..Tally::default()
         };
         let last = plan.passes.len() - 1;
-        let mut pending = o.csv.as_deref().map(passes::PendingFile::new);
+        // Shared with the last pass's worker, which writes a deal's carry as it starts it.
+        let pending = Arc::new(Mutex::new(o.csv.as_deref().map(passes::PendingFile::new)));
         // A carry that names a pass this plan does not have goes to its last.
         let mut carried = std::mem::take(&mut self.carried);
         for c in carried.values_mut() {
@@ -1077,8 +1088,11 @@ impl Batch {
         }
         tally.waiting = queue.iter().map(|q| q.len() as u64).sum();
         for (i, pass) in plan.passes.iter().enumerate() {
-            let (seeds, skip_now) = if i == 0 {
-                (o.seeds.clone(), skip.clone())
+            // The last pass's deals, each with its carry as the pass begins: its worker puts
+            // each start on record from it.
+            let mut starts: HashMap<u64, passes::Carry> = HashMap::new();
+            let (seeds, skip_now): (Box<dyn Iterator<Item = u64> + Send>, _) = if i == 0 {
+                (Box::new(o.seeds.clone().into_seeds()), skip.clone())
             } else {
                 let mut list = std::mem::take(&mut queue[i]);
                 list.sort_unstable();
@@ -1086,15 +1100,18 @@ impl Batch {
                 if list.is_empty() {
                     continue;
                 }
-                let ranges = list.iter().map(|&s| (s, s)).collect();
-                (
-                    Seeds {
-                        ranges,
-                        shard: 0,
-                        shards: 1,
-                    },
-                    HashSet::new(),
-                )
+                // The deals earlier runs started in this pass and never ended come last, the
+                // least tried first (see "Resume" at `passes`); the sort is stable, so the
+                // others keep their seed order.
+                list.sort_by_key(|s| carried.get(s).map(passes::Carry::turn));
+                if pass.last {
+                    starts = list
+                        .iter()
+                        .map(|&s| (s, carried.get(&s).copied().unwrap_or_default()))
+                        .collect();
+                }
+                tally.tried = starts.values().filter(|c| c.tries > 0).count() as u64;
+                (Box::new(list.into_iter()), HashSet::new())
             };
             tally.pass = i;
             if i > 0 {
@@ -1104,7 +1121,17 @@ impl Batch {
             let spill = pass.spill.clone();
             let certificates = o.certificates.clone();
             let numbering = o.numbering;
+            let starts = Arc::new(starts);
+            let started = Arc::clone(&starts);
+            let record = Arc::clone(&pending);
             let solve = move |deal: &Deal| {
+                // In the last pass a deal's start is on record before its search (a run
+                // killed in it leaves the try counted).
+                if let Some((seed, c)) = deal.seed.and_then(|s| Some((s, started.get(&s)?))) {
+                    if let Some(p) = guard(&record).as_mut() {
+                        p.push(seed, &c.started())?;
+                    }
+                }
                 let mut out = solver.solve(deal)?;
                 if let Some(s) = spill.as_ref().filter(|_| out.limit == Some(Limit::Memory)) {
                     let mut again = s.solve(deal)?;
@@ -1140,7 +1167,7 @@ impl Batch {
                 let carry = carried.remove(&row.seed).unwrap_or_default();
                 if let Some(next) = plan.next(i, &outcome) {
                     let c = carry.after(&outcome, next);
-                    if let Some(p) = &mut pending {
+                    if let Some(p) = guard(&pending).as_mut() {
                         p.push(row.seed, &c)?;
                     }
                     carried.insert(row.seed, c);
@@ -1199,16 +1226,26 @@ impl Batch {
                 &mut sink,
             )?;
             if let Ended::Interrupted(abandoned) = ended {
+                // How long the stopped run had been on each deal it leaves in the last pass.
+                if let Some(p) = guard(&pending).as_mut() {
+                    for &(seed, took) in &abandoned {
+                        if let Some(c) = starts.get(&seed) {
+                            let ms = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+                            p.push(seed, &c.started().stopped(ms))?;
+                        }
+                    }
+                }
                 tally.interrupted = true;
                 tally.abandoned = abandoned;
                 return Ok(tally);
             }
         }
-        if let Some(p) = pending {
+        if let Some(p) = guard(&pending).take() {
             p.finish(&self.elsewhere)?;
         }
         tally.pass = 0;
         tally.waiting = 0;
+        tally.tried = 0;
         Ok(tally)
     }
 }
@@ -1243,7 +1280,7 @@ mod tests {
         let ended = run_with(
             Variant::BeleagueredCastle.rules(),
             Numbering::Castle,
-            Seeds::range(1, 12),
+            Seeds::range(1, 12).into_seeds(),
             &HashSet::new(),
             solve,
             1,

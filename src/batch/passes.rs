@@ -30,6 +30,15 @@
 //! first. The file goes when the batch ends, but for the carries of deals outside the run's
 //! seeds (a run over part of a range an earlier run left deals of), which stay for the run
 //! that covers them.
+//!
+//! The last pass also writes a deal's carry when it starts the deal, counting the start
+//! ([`Carry::tries`]), and a run stopped by a signal writes how long it had been on the deals
+//! it leaves ([`Carry::tried_ms`]). A resumed later pass takes its deals in the order of those
+//! counts, the untried first (in increasing seed order): a deal that takes longer than a run
+//! lasts (hours, in the last pass) does not hold back every run that follows, and the deals
+//! behind it get their turn. The order of the deals changes nothing of any one's verdict or
+//! of its search; what the stopped runs spent is not in the rows (they count the run that
+//! decided the deal and the passes before it).
 
 use super::Row;
 use crate::solver::{Limit, Outcome, Solver, Spent, Verdict};
@@ -179,18 +188,50 @@ pub struct Carry {
     pub cpu_ms: u64,
     /// Nodes so far, phase by phase.
     pub spent: Spent,
+    /// Runs that started the deal in pass `next` and ended before it did (stopped, killed,
+    /// crashed): recorded in the last pass only (see "Resume" in the module's opening).
+    pub tries: u32,
+    /// Milliseconds those runs are known to have spent on it (a run stopped by a signal
+    /// says; one killed outright cannot).
+    pub tried_ms: u64,
 }
 
 impl Carry {
     /// The carry of a deal that ended `out` (after `self`) and goes to pass `next`.
     pub fn after(self, out: &Outcome, next: usize) -> Carry {
         let mut c = self;
+        if next != c.next {
+            c.tries = 0;
+            c.tried_ms = 0;
+        }
         c.next = next;
         c.nodes += out.nodes;
         c.ms += (out.seconds * 1000.0).round() as u64;
         c.cpu_ms += (out.cpu_seconds * 1000.0).round() as u64;
         c.spent = add(c.spent, out.spent);
         c
+    }
+
+    /// The carry of a deal as its pass starts it (one more try).
+    pub fn started(self) -> Carry {
+        Carry {
+            tries: self.tries.saturating_add(1),
+            ..self
+        }
+    }
+
+    /// The carry of a deal a stopped run had been solving for `ms` milliseconds (after
+    /// [`Carry::started`]).
+    pub fn stopped(self, ms: u64) -> Carry {
+        Carry {
+            tried_ms: self.tried_ms.saturating_add(ms),
+            ..self
+        }
+    }
+
+    /// Where a later pass takes the deal: the deals tried less (then for less time) first.
+    pub fn turn(&self) -> (u32, u64) {
+        (self.tries, self.tried_ms)
     }
 
     /// `out` with what the earlier passes cost added (its nodes, times and `spent`).
@@ -205,7 +246,7 @@ impl Carry {
     fn line(&self, seed: u64) -> String {
         let s = self.spent;
         format!(
-            "{seed},{},{},{},{},{},{},{},{},{}\n",
+            "{seed},{},{},{},{},{},{},{},{},{},{},{}\n",
             self.next + 1,
             self.nodes,
             self.ms,
@@ -214,17 +255,25 @@ impl Carry {
             s.portfolio,
             s.quotient,
             s.attempts,
-            s.probes
+            s.probes,
+            self.tries,
+            self.tried_ms
         )
     }
 
-    /// A line of the pending file, or `None` if it is not one (a line torn by a crash).
+    /// A line of the pending file, or `None` if it is not one (a line torn by a crash). A line
+    /// without the tries (an older build's) has none.
     fn parse(line: &str) -> Option<(u64, Carry)> {
         let f: Vec<u64> = line
             .split(',')
             .map(|x| x.trim().parse().ok())
             .collect::<Option<_>>()?;
-        let [seed, next, nodes, ms, cpu_ms, quick, portfolio, quotient, attempts, probes] = f[..]
+        let (tries, tried_ms) = match f.len() {
+            10 => (0, 0),
+            12 => (u32::try_from(f[10]).ok()?, f[11]),
+            _ => return None,
+        };
+        let [seed, next, nodes, ms, cpu_ms, quick, portfolio, quotient, attempts, probes] = f[..10]
         else {
             return None;
         };
@@ -243,6 +292,8 @@ impl Carry {
                     attempts,
                     probes,
                 },
+                tries,
+                tried_ms,
             },
         ))
     }
@@ -265,8 +316,8 @@ fn add(a: Spent, b: Spent) -> Spent {
 }
 
 /// The file of deals left for a later pass (see "Resume" in the module's opening): a header
-/// line, then `seed,next pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes` per
-/// deal, the last line for a seed counting.
+/// line, then `seed,next pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes,tries,
+/// tried_ms` per deal, the last line for a seed counting.
 #[derive(Debug)]
 pub struct PendingFile {
     path: PathBuf,
@@ -275,6 +326,11 @@ pub struct PendingFile {
 
 /// The header line of a pending file.
 const PENDING_HEADER: &str =
+    "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes,tries,tried_ms";
+
+/// The header of the pending files of the builds before the tries: their lines read with
+/// none, and the lines appended to them carry their own.
+const PENDING_HEADER_UNTRIED: &str =
     "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes";
 
 impl PendingFile {
@@ -302,7 +358,10 @@ impl PendingFile {
         };
         let text = String::from_utf8_lossy(&text);
         let mut lines = text.lines();
-        if lines.next().is_some_and(|h| h != PENDING_HEADER) {
+        if lines
+            .next()
+            .is_some_and(|h| h != PENDING_HEADER && h != PENDING_HEADER_UNTRIED)
+        {
             return Err(InputError::new(
                 InputKind::Report,
                 "not the pending file of a castle batch (remove it to start those deals again)",
@@ -396,11 +455,44 @@ mod tests {
                 attempts: 4,
                 probes: 5,
             },
+            tries: 2,
+            tried_ms: 90_000,
         };
         let line = c.line(42);
         assert_eq!(Carry::parse(line.trim_end()), Some((42, c)));
         assert_eq!(Carry::parse(&line[..line.len() / 2]), None);
         assert_eq!(Carry::parse("42,0,1,1,1,1,1,1,1,1"), None, "pass 0");
+        // An older build's line: no tries.
+        let old = Carry::parse("42,3,1000000,812,800,1000,2,3,4,5").expect("reads");
+        assert_eq!(
+            old.1,
+            Carry {
+                tries: 0,
+                tried_ms: 0,
+                ..c
+            }
+        );
+        assert_eq!(
+            Carry::parse("42,3,1000000,812,800,1000,2,3,4,5,1"),
+            None,
+            "one of two"
+        );
+    }
+
+    #[test]
+    fn tries_count_in_their_pass_only() {
+        let c = Carry::default()
+            .after(&Outcome::unknown(Limit::Nodes), 2)
+            .started();
+        let c = c.started().stopped(1500).stopped(500);
+        assert_eq!(c.turn(), (2, 2000));
+        assert!(Carry::default().turn() < c.turn());
+        // Going on to another pass, the deal has not been tried there.
+        assert_eq!(c.after(&Outcome::unknown(Limit::Nodes), 3).turn(), (0, 0));
+        assert_eq!(
+            c.after(&Outcome::unknown(Limit::Nodes), 2).turn(),
+            (2, 2000)
+        );
     }
 
     #[test]

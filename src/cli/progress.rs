@@ -148,7 +148,10 @@ pub fn batch_stopped(tally: &Tally, csv: Option<&std::path::Path>) -> String {
         };
         let (pass, start) = match (tally.passes, tally.pass + 1) {
             (0 | 1, _) => (String::new(), "the start"),
-            (all, i) if i == all => (" in the last pass".to_string(), "the start of that pass"),
+            (all, i) if i == all => (
+                " in the last pass".to_string(),
+                "the start of that pass, after the deals tried less",
+            ),
             (_, i) => (format!(" in pass {i}"), "the start of that pass"),
         };
         let (deals, them) = match flight.len() {

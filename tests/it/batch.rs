@@ -609,6 +609,38 @@ fn a_pending_deal_resumes_in_its_pass() {
     assert!(!pending.exists());
 }
 
+/// The last pass takes the deals that earlier runs started there and never ended after the
+/// others, the least tried first (fewer starts, then less time), whatever their seeds; a
+/// pending file of an older build (no tries) still reads, and a line of either kind may
+/// follow its header.
+#[test]
+fn the_last_pass_takes_the_deals_tried_before_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    let pending = dir.path().join("t.csv.pending");
+    std::fs::write(
+        &pending,
+        "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes\n\
+         5,3,100000,10,10,1000,0,0,99000,0\n\
+         5,3,100000,10,10,1000,0,0,99000,0,2,0\n\
+         6,3,100000,10,10,1000,0,0,99000,0,1,90000\n\
+         7,3,100000,10,10,1000,0,0,99000,0,1,50\n\
+         8,3,100000,10,10,1000,0,0,99000,0\n\
+         9,3,100000,10,10,1000,0,0,99000,0,0,0\n",
+    )
+    .unwrap();
+    batch(&["--seeds", "5..9", "-j", "1", "--csv", csv.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let order: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(order, ["8", "9", "7", "6", "5"]);
+    assert!(column(&csv, "pass").values().all(|p| p == "3"));
+    assert!(!pending.exists());
+}
+
 /// A run over part of the range keeps the pending carries of the deals outside it: the file
 /// then holds just those, and the run that covers them takes each up in its pass.
 #[test]
@@ -628,10 +660,11 @@ fn a_run_over_part_of_the_range_keeps_the_other_deals_pending() {
     .unwrap();
     batch(&["--seeds", "1..4", "--csv", csv.to_str().unwrap()]);
     assert_eq!(column(&csv, "pass")[&2], "3");
+    // Rewritten in this build's form (an older build's file, no tries: none).
     let left = std::fs::read_to_string(&pending).unwrap();
     assert_eq!(
         left,
-        format!("{header}\n9,3,987654321,2000,1900,1000,0,0,987653321,0\n")
+        format!("{header},tries,tried_ms\n9,3,987654321,2000,1900,1000,0,0,987653321,0,0,0\n")
     );
     batch(&["--seeds", "1..9", "--csv", csv.to_str().unwrap()]);
     let (pass, nodes) = (column(&csv, "pass"), column(&csv, "nodes"));

@@ -272,3 +272,68 @@ fn ctrl_c_names_the_deal_in_flight_and_its_pass() {
         "{stderr}"
     );
 }
+
+/// The last pass puts a deal's start on record before its search: a run stopped in it by a
+/// signal adds the time it had spent, one killed outright leaves the start counted, and both
+/// send the deal behind the untried ones (`the_last_pass_takes_the_deals_tried_before_last`
+/// checks that order). bc 15995 takes some 69 million nodes, minutes on one thread.
+#[cfg(unix)]
+#[test]
+fn a_stopped_last_pass_counts_the_deals_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("last.csv");
+    let pending = dir.path().join("last.csv.pending");
+    std::fs::write(
+        &pending,
+        "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes,tries,tried_ms\n\
+         15995,3,30000000,40000,40000,1000,0,0,29999000,0,0,0\n",
+    )
+    .unwrap();
+    let args: Vec<String> = [
+        "batch", "-v", "bc", "--seeds", "15995", "-j", "1", "--memory", "256", "-q",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(["--csv".to_string(), csv.to_str().unwrap().to_string()])
+    .collect();
+    // The last line for the deal, as `(tries, tried_ms)`.
+    let last = || {
+        std::fs::read_to_string(&pending)
+            .unwrap_or_default()
+            .lines()
+            .rev()
+            .find(|l| l.starts_with("15995,"))
+            .map(|l| {
+                let f: Vec<u64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+                (f[10], f[11])
+            })
+    };
+    let mut child = castle(&args);
+    assert!(
+        wait_for(&mut child, || last() == Some((1, 0))),
+        "the start was not put on record"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("in flight in the last pass (15995 after ")
+            && stderr.contains("after the deals tried less"),
+        "{stderr}"
+    );
+    let (tries, ms) = last().unwrap();
+    assert!(tries == 1 && ms >= 300, "{tries} tries, {ms} ms");
+    // Killed outright: only the start is on record.
+    let mut child = castle(&args);
+    assert!(
+        wait_for(&mut child, || last().is_some_and(|(t, _)| t == 2)),
+        "the second start was not put on record"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(last(), Some((2, ms)));
+    let rows = std::fs::read_to_string(&csv).unwrap_or_default();
+    assert!(rows.lines().count() <= 1, "{rows}");
+}
