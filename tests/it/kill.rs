@@ -236,6 +236,28 @@ fn sigterm_stops_json_lines_between_rows() {
     );
 }
 
+/// `castle batch` of bc deal 15995 alone on one thread, with `extra` flags, into `csv`.
+fn bc_15995(extra: &[&str], csv: &Path) -> Vec<String> {
+    ["batch", "-v", "bc", "--seeds", "15995", "-j", "1", "-q"]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .chain(["--csv".to_string(), csv.to_str().unwrap().to_string()])
+        .collect()
+}
+
+/// Sends Ctrl-C (SIGINT) to `child` after `ms` milliseconds; its standard error, once it has
+/// ended as a stopped batch does (exit 130).
+#[cfg(unix)]
+fn ctrl_c_after(child: std::process::Child, ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    signal(&child, "INT");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    stderr
+}
+
 /// A batch stopped while a deal is being solved names it, with the pass it was in: bc 15995
 /// takes some 69 million nodes (performance log, "What bc's last pass is made of"), so it
 /// leaves the first pass (100,000 nodes) for the second, and is still in it a moment later.
@@ -245,12 +267,7 @@ fn ctrl_c_names_the_deal_in_flight_and_its_pass() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("hard.csv");
     let pending = dir.path().join("hard.csv.pending");
-    let args: Vec<String> = ["batch", "-v", "bc", "--seeds", "15995", "-j", "1", "-q"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(["--csv".to_string(), csv.to_str().unwrap().to_string()])
-        .collect();
-    let mut child = castle(&args);
+    let mut child = castle(&bc_15995(&[], &csv));
     let carried = || {
         std::fs::read_to_string(&pending)
             .unwrap_or_default()
@@ -261,11 +278,7 @@ fn ctrl_c_names_the_deal_in_flight_and_its_pass() {
         wait_for(&mut child, carried),
         "the batch ended before the deal left the first pass"
     );
-    std::thread::sleep(Duration::from_millis(200));
-    signal(&child, "INT");
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let stderr = ctrl_c_after(child, 200);
     assert!(
         stderr.contains("1 deal was in flight in pass 2 (15995 after ")
             && stderr.contains("the next run solves it again from the start of that pass"),
@@ -289,13 +302,7 @@ fn a_stopped_last_pass_counts_the_deals_it_started() {
          15995,3,30000000,40000,40000,1000,0,0,29999000,0,0,0\n",
     )
     .unwrap();
-    let args: Vec<String> = [
-        "batch", "-v", "bc", "--seeds", "15995", "-j", "1", "--memory", "256", "-q",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain(["--csv".to_string(), csv.to_str().unwrap().to_string()])
-    .collect();
+    let args = bc_15995(&["--memory", "256"], &csv);
     // The last line for the deal, as `(tries, tried_ms)`.
     let last = || {
         std::fs::read_to_string(&pending)
@@ -313,11 +320,7 @@ fn a_stopped_last_pass_counts_the_deals_it_started() {
         wait_for(&mut child, || last() == Some((1, 0))),
         "the start was not put on record"
     );
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "INT");
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let stderr = ctrl_c_after(child, 300);
     assert!(
         stderr.contains("in flight in the last pass (15995 after ")
             && stderr.contains("after the deals tried less"),
