@@ -15,7 +15,8 @@
 //! --allow-unknown`), the table is still written, saying so: its bit is clear, the row counts
 //! it in `unknown` and lists it in `unknown_deals`, the win rate is over the decided deals,
 //! and the interval is widened to hold both ends, from the Wilson interval's low end with
-//! every unknown deal lost to its high end with every one won. With no unknown deal these are the plain figures.
+//! every unknown deal lost to its high end with every one won. With no unknown deal these
+//! are the plain figures.
 
 use crate::batch::Row;
 use crate::stats::wilson;
