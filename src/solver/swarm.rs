@@ -20,8 +20,9 @@
 //! out of positions only as "exhausted", which the portfolio treats like a member out of room:
 //! the complete search stays the only source of `unsolvable`.
 //!
-//! Memory: each entered position costs its key and bits in the shared map and, while it is on
-//! a search's path, its untried moves and a frame; [`Swarm::bytes`] counts both.
+//! Memory: each entered position costs a fingerprint of its key and its bits in the shared
+//! map (see [`Swarm::seen`]) and, while it is on a search's path, its untried moves and a
+//! frame; [`Swarm::bytes`] counts both.
 
 use super::bestfirst::{PassLimits, Stop};
 use super::search::autoplay;
@@ -34,9 +35,53 @@ use crate::state::{Position, Pruning};
 /// in its `ct` preset is 500).
 pub const QUANTUM: u64 = 500;
 
-/// Bytes a key costs in the shared set, beyond its own width (the set's control bytes and its
-/// load factor), roughly.
-const SET_OVERHEAD: usize = 16;
+/// The swarm looks at its memory and the clock every this many positions.
+const LOOK: u64 = 4096;
+
+/// Entries the shared set takes between two looks, with room to spare: each position entered,
+/// and its children proved lost marked, a few dozen at most (see [`Swarm::growth_past`]; an
+/// eighth of the set's capacity where that is less, so a small set fills). A set that
+/// outgrows the margin all the same is caught at the next look, past its room.
+const GROWTH_MARGIN: usize = LOOK as usize * 64;
+
+/// Bytes an entry costs in the shared set beyond its own size (the set's control byte and
+/// its load factor, at most 7/8), roughly.
+const SET_OVERHEAD: usize = 4;
+
+/// The set's key for a position: the 64-bit mix of its key ([`super::table::mix`]).
+///
+/// Why a fingerprint cannot cost a verdict: two positions with one fingerprint (some 5 in a
+/// trillion per position entered, with 100 million entered) share their bits, so the swarm
+/// may skip a position it never entered, or take it for a dead end: it may miss a win there,
+/// never make one up (a win is a won position reached by the moves played, and the checker
+/// replays it), and the swarm proves nothing lost (see the module's opening). What it buys:
+/// an entry is 16 bytes against 32 (40 with four key words), so a swarm holds twice as many
+/// positions in the room it may take before it must start afresh (`Swarm::restart`).
+#[inline]
+fn fingerprint<const W: usize>(key: &[u64; W]) -> u64 {
+    super::table::mix(key)
+}
+
+/// Hashes a fingerprint as itself: it is mixed already.
+#[derive(Clone, Copy, Default)]
+struct Mixed(u64);
+
+impl std::hash::Hasher for Mixed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+/// The shared set: a position's fingerprint and its bits.
+type Seen = std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<Mixed>>;
 
 /// A position on a search's path: its untried moves are `moves[next..end]` of the search's
 /// move stack, and `hist[..entry]` is the line up to the move that entered it. `dead`: every
@@ -94,7 +139,7 @@ pub(super) struct Swarm<const W: usize> {
     prune: Pruning,
     searchers: Vec<Searcher>,
     /// Every position entered: the searches that entered it, and [`DEAD`].
-    seen: ahash::HashMap<[u64; W], u32>,
+    seen: Seen,
     /// The search whose turn it is, and what it has left of its quantum.
     turn: usize,
     left: u64,
@@ -246,7 +291,7 @@ impl<const W: usize> Swarm<W> {
 
     /// Bytes in use, roughly: the shared set and every search's path.
     pub(super) fn bytes(&self) -> usize {
-        let set = self.seen.capacity() * (W * 8 + 4 + SET_OVERHEAD);
+        let set = self.set_bytes();
         let paths: usize = self
             .searchers
             .iter()
@@ -257,6 +302,23 @@ impl<const W: usize> Swarm<W> {
             })
             .sum();
         set + paths
+    }
+
+    /// Bytes of the shared set alone.
+    fn set_bytes(&self) -> usize {
+        self.seen.capacity() * (std::mem::size_of::<(u64, u32)>() + SET_OVERHEAD)
+    }
+
+    /// True when the shared set may have to grow before the next look ([`Swarm::run`] looks
+    /// every [`LOOK`] positions, each entering at most a position and marking its children)
+    /// and the growth would take the swarm past `memory`: a set grows to twice its size, and
+    /// frees the old one only once its entries have moved, so for a moment it holds three
+    /// times what it did. Stopping before the growth keeps the swarm inside its room
+    /// throughout; one that stopped after it held up to half as much again for a moment.
+    fn growth_past(&self, memory: usize) -> bool {
+        let cap = self.seen.capacity();
+        let free = cap - self.seen.len();
+        free <= GROWTH_MARGIN.min(cap / 8) && self.bytes() + 2 * self.set_bytes() > memory
     }
 
     /// Expands up to `budget` more positions, the searches taking turns; stops at the first
@@ -283,7 +345,7 @@ impl<const W: usize> Swarm<W> {
                 .key::<W>()
                 .expect("key width chosen from key_bits_bound");
             let all = self.searchers.iter().fold(0, |a, s| a | s.bit);
-            self.seen.insert(key, all);
+            self.seen.insert(fingerprint(&key), all);
             for s in 0..self.searchers.len() {
                 let jitter = self.searchers[s].jitter();
                 self.searchers[s].pos = pos.clone();
@@ -311,8 +373,8 @@ impl<const W: usize> Swarm<W> {
             if self.live == 0 {
                 return Stop::Exhausted;
             }
-            if self.expanded & 0xFFF == 0 {
-                if self.bytes() > limits.memory {
+            if self.expanded % LOOK == 0 {
+                if self.bytes() > limits.memory || self.growth_past(limits.memory) {
                     return Stop::Full;
                 }
                 if limits.clock.out_of_time() {
@@ -353,7 +415,7 @@ impl<const W: usize> Swarm<W> {
                         .pos
                         .key::<W>()
                         .expect("key width chosen from key_bits_bound");
-                    *self.seen.entry(key).or_default() |= DEAD;
+                    *self.seen.entry(fingerprint(&key)).or_default() |= DEAD;
                 }
                 s.frames.pop();
                 if let Some(g) = s.frames.last_mut() {
@@ -397,7 +459,7 @@ impl<const W: usize> Swarm<W> {
                 .pos
                 .key::<W>()
                 .expect("key width chosen from key_bits_bound");
-            let bits = self.seen.entry(key).or_default();
+            let bits = self.seen.entry(fingerprint(&key)).or_default();
             // Skipped: a dead end (no win there), a position this search entered before (any
             // search, when they share their record; it may be open: no longer a dead end
             // below), or one proved lost.
