@@ -277,6 +277,11 @@ pub struct Members(pub u16);
 impl Members {
     /// Every member.
     pub const ALL: Members = Members((1 << Member::ALL.len()) - 1);
+
+    /// True when `member` is one of them.
+    pub fn has(self, member: Member) -> bool {
+        self.iter().any(|m| m == member)
+    }
     /// The members a solve runs unless told otherwise: every one.
     pub const DEFAULT: Members = Members::ALL;
     /// The best-first member alone (castle's search before the portfolio).
@@ -476,21 +481,21 @@ pub const STOCK_DIG_FACTOR: u64 = 4;
 /// The members of one solve, each a search that runs a slice at a time.
 pub(super) struct Portfolio<'a, const W: usize> {
     seats: Vec<Seat<'a, W>>,
-    /// Bytes each member may take of its own.
-    share: usize,
-    /// Most bytes a member may hold, its share and its loan together: the portfolio's whole
-    /// part (see [`Portfolio::run`]).
-    most: usize,
     /// Positions expanded by every member so far.
     pub(super) expanded: u64,
     /// The deal has a stock (see [`Member::share_in`]).
     stock: bool,
 }
 
-/// A member, its search, and the bytes it holds past its share, borrowed from the table.
+/// A member, its search, its room, and the bytes it holds past its share, borrowed from the
+/// table.
 struct Seat<'a, const W: usize> {
     member: Member,
     runner: Runner<'a, W>,
+    /// Bytes it may take of its own.
+    share: usize,
+    /// Most bytes it may hold, its share and its loan together (see [`Portfolio::run`]).
+    most: usize,
     loan: usize,
 }
 
@@ -504,21 +509,37 @@ pub(super) struct Bytes {
 
 impl<'a, const W: usize> Portfolio<'a, W> {
     /// The members of `set` for `deal`, sharing `bytes` evenly; a member may hold at most
-    /// all of `bytes` with what it borrows.
-    pub(super) fn new(deal: &'a Deal, prune: Pruning, set: Members, bytes: usize) -> Self {
+    /// all of `bytes` with what it borrows. With `own` > 0 the relocating swarm (if in `set`)
+    /// has `own` bytes of its own instead, outside `bytes`, and may hold no more (see
+    /// `schedule::RELOCATE_SWARM_PART`).
+    pub(super) fn new(
+        deal: &'a Deal,
+        prune: Pruning,
+        set: Members,
+        bytes: usize,
+        own: usize,
+    ) -> Self {
+        let apart = |m: Member| own > 0 && m == Member::RelocateSwarm;
+        let even = set.iter().filter(|&m| !apart(m)).count().max(1);
         let seats: Vec<_> = set
             .iter()
-            .map(|member| Seat {
-                member,
-                runner: Runner::new(deal, prune, member),
-                loan: 0,
+            .map(|member| {
+                let (share, most) = if apart(member) {
+                    (own, own)
+                } else {
+                    (bytes / even, bytes)
+                };
+                Seat {
+                    member,
+                    runner: Runner::new(deal, prune, member),
+                    share,
+                    most,
+                    loan: 0,
+                }
             })
             .collect();
-        let share = bytes / seats.len().max(1);
         Portfolio {
             seats,
-            share,
-            most: bytes,
             expanded: 0,
             stock: deal.rules.stock,
         }
@@ -534,17 +555,23 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         self.seats.iter().map(|s| s.loan).sum()
     }
 
-    /// Stops every member holding a loan (a search that keeps its positions cannot give
-    /// some back) and returns their bytes, shares and loans, for the table: called when the
-    /// table or the quotient needs the room.
+    /// Takes back every loan and returns the bytes, for the table: called when the table or
+    /// the quotient needs the room. A search that keeps its positions cannot give some back:
+    /// a swarm starts afresh (see `Swarm::restart`) and keeps its seat and share, any other
+    /// member holding a loan stops and gives its share back too.
     pub(super) fn recall(&mut self) -> usize {
-        let share = self.share;
         let mut freed = 0;
-        self.seats.retain(|s| {
+        self.seats.retain_mut(|s| {
             if s.loan == 0 {
                 return true;
             }
-            freed += share + s.loan;
+            freed += s.loan;
+            s.loan = 0;
+            if let Runner::Swarm(swarm) = &mut s.runner {
+                swarm.restart();
+                return true;
+            }
+            freed += s.share;
             false
         });
         freed
@@ -587,16 +614,15 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         };
         let borrowers = self.seats.iter().filter(|s| s.runner.borrows()).count();
         let extra = lend / borrowers.max(1);
-        let (share, most) = (self.share, self.most);
         let limits = |s: &Seat<'a, W>| PassLimits {
             nodes: u64::MAX,
             memory: if s.runner.borrows() {
-                (share + s.loan)
+                (s.share + s.loan)
                     .saturating_add(extra)
-                    .min(most)
-                    .max(share + s.loan)
+                    .min(s.most)
+                    .max(s.share + s.loan)
             } else {
-                share
+                s.share
             },
             clock,
         };
@@ -646,7 +672,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         // positions never shrinks, so a loan only grows).
         let mut bytes = Bytes::default();
         for s in self.seats.iter_mut().filter(|s| s.runner.borrows()) {
-            let loan = s.runner.bytes().saturating_sub(share).max(s.loan);
+            let loan = s.runner.bytes().saturating_sub(s.share).max(s.loan);
             bytes.borrowed += loan - s.loan;
             s.loan = loan;
         }
@@ -670,7 +696,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             let done = matches!(stops.get(i), Some(Stop::Full | Stop::Exhausted));
             i += 1;
             if done {
-                bytes.freed += share + s.loan;
+                bytes.freed += s.share + s.loan;
             }
             !done
         });
@@ -679,8 +705,10 @@ impl<'a, const W: usize> Portfolio<'a, W> {
 }
 
 /// Runs one member alone from the deal for at most `nodes` positions within `memory` bytes:
-/// the win it found, if any, and the positions it expanded. For measuring the members
-/// (`examples/portfolio.rs`); the line is checked by the caller.
+/// the win it found, if any, and the positions it expanded. A swarm that fills `memory`
+/// starts afresh, as in the portfolio ([`Swarm::restart`]); any other member out of room
+/// stops there. For measuring the members (`examples/portfolio.rs`); the line is checked by
+/// the caller.
 pub fn run_alone(
     deal: &Deal,
     member: Member,
@@ -699,7 +727,16 @@ pub fn run_alone(
             memory,
             clock: Clock::default(),
         };
-        p.run(nodes, limits, None);
+        loop {
+            let left = nodes.saturating_sub(p.expanded());
+            if left == 0 {
+                break;
+            }
+            match (p.run(left, limits, None), &mut p) {
+                (Stop::Full, Runner::Swarm(swarm)) => swarm.restart(),
+                _ => break,
+            }
+        }
         (p.take_win(), p.expanded())
     }
     if crate::state::Position::new(deal).key_words() == 3 {
@@ -719,8 +756,9 @@ mod tests {
     /// exact search), members with a share of 4 MiB (each may hold the whole 36 MiB) offered
     /// loans: those that keep their positions grow past their share and hold exactly that
     /// excess on loan, the restarted ones borrow nothing, every byte borrowed is either still
-    /// on loan or given back with a stopped member, and a recall stops every borrower and
-    /// returns shares and loans.
+    /// on loan or given back with a stopped member, and a recall returns every loan, and the
+    /// shares of the borrowers it stops: every one but the swarms, which start afresh in
+    /// their seats.
     #[test]
     fn members_borrow_what_they_hold_past_their_share_and_give_it_back() {
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
@@ -728,7 +766,8 @@ mod tests {
         assert_eq!(Position::new(&deal).key_words(), 3);
         let share = 4 << 20;
         let members = Members::ALL.iter().count();
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, members * share);
+        let mut pf =
+            Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, members * share, 0);
         let (mut borrowed, mut freed) = (0, 0);
         let mut stopped = 0;
         for _ in 0..3 {
@@ -755,10 +794,32 @@ mod tests {
         assert!(pf.loans() > 0, "no member grew past its share");
         assert_eq!(borrowed, pf.loans() + (freed - stopped * share));
         let loans = pf.loans();
-        let lenders = pf.seats.iter().filter(|s| s.loan > 0).count();
-        assert_eq!(pf.recall(), lenders * share + loans);
+        let is_swarm = |m: Member| matches!(m, Member::Swarm | Member::RelocateSwarm);
+        let stops = pf
+            .seats
+            .iter()
+            .filter(|s| s.loan > 0 && !is_swarm(s.member))
+            .count();
+        let restarting: Vec<Member> = pf
+            .seats
+            .iter()
+            .filter(|s| s.loan > 0 && is_swarm(s.member))
+            .map(|s| s.member)
+            .collect();
+        assert!(
+            stops > 0 && !restarting.is_empty(),
+            "{stops} to stop, {restarting:?}"
+        );
+        let seated = pf.seats.len();
+        assert_eq!(pf.recall(), stops * share + loans);
         assert_eq!(pf.loans(), 0);
-        assert!(pf.seats.iter().all(|s| !s.runner.borrows() || s.loan == 0));
+        assert_eq!(pf.seats.len(), seated - stops);
+        for s in &pf.seats {
+            assert!(!s.runner.borrows() || is_swarm(s.member), "{:?}", s.member);
+            if restarting.contains(&s.member) {
+                assert_eq!(s.runner.bytes(), 0, "{:?} kept its set", s.member);
+            }
+        }
     }
 
     /// A swarm that fills the room it may hold keeps its seat and starts afresh (giving back
@@ -772,7 +833,7 @@ mod tests {
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
         let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
         let share = 1 << 20;
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 3 * share);
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 3 * share, 0);
         let mut freed = 0;
         for _ in 0..8 {
             let (turn, bytes) = pf.run(400_000, None, Clock::default(), None, None, 0);
@@ -791,13 +852,58 @@ mod tests {
         );
         for s in &pf.seats {
             assert!(s.runner.bytes() <= 4 * share, "{:?}", s.member);
-            // 44 bytes a position at least: a megabyte holds fewer than 24,000.
+            // 20 bytes a position at least: a megabyte holds fewer than 53,000.
             assert!(
                 s.runner.expanded() > 100_000,
                 "{:?} stopped early",
                 s.member
             );
         }
+    }
+
+    /// With room of its own, the relocating swarm holds that room and no more, borrowing
+    /// nothing however much is offered, starts afresh when it fills it, and the other members
+    /// split the portfolio's part evenly: on a lost deal, 8 MiB of its own and 4 MiB each
+    /// for two others, 256 MiB offered on loan each slice, 40 slices of 40,000 positions
+    /// for the swarm.
+    #[test]
+    fn the_relocating_swarm_keeps_to_its_own_room() {
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
+        let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
+        let (own, share) = (8 << 20, 4 << 20);
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 2 * share, own);
+        let rooms: Vec<(Member, usize, usize)> = pf
+            .seats
+            .iter()
+            .map(|s| (s.member, s.share, s.most))
+            .collect();
+        assert_eq!(
+            rooms,
+            [
+                (Member::Bound, share, 2 * share),
+                (Member::Swarm, share, 2 * share),
+                (Member::RelocateSwarm, own, own),
+            ]
+        );
+        let mut most = 0;
+        for _ in 0..40 {
+            let (turn, _) = pf.run(10_000, None, Clock::default(), None, None, 256 << 20);
+            assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
+            let rs = pf.seats.iter().find(|s| s.member == Member::RelocateSwarm);
+            let rs = rs.expect("the relocating swarm keeps its seat");
+            assert_eq!(rs.loan, 0, "it borrowed");
+            assert!(rs.runner.bytes() <= own, "{} bytes held", rs.runner.bytes());
+            most = most.max(rs.runner.bytes());
+        }
+        let rs = pf.seats.iter().find(|s| s.member == Member::RelocateSwarm);
+        // 20 bytes a position at least: 8 MiB holds fewer than 420,000.
+        let n = rs.map(|s| s.runner.expanded());
+        assert!(n > Some(1_000_000), "{n:?} expanded, {most} bytes at most");
+        assert!(
+            most > own / 4,
+            "it never used its room: {most} bytes at most"
+        );
     }
 
     /// A raised stop flag ends a slice as the deadline does, before any member wins (the
@@ -808,7 +914,7 @@ mod tests {
         use std::sync::atomic::AtomicBool;
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20);
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0);
         let raised = AtomicBool::new(true);
         let clock = Clock {
             deadline: None,
@@ -836,7 +942,7 @@ mod tests {
         let unit = 4_000;
         let slice = |v: Variant| {
             let deal = Deal::from_seed(v.rules(), 1);
-            let pf = Portfolio::<4>::new(&deal, Pruning::default(), Members::ALL, 64 << 20);
+            let pf = Portfolio::<4>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0);
             let per: Vec<u64> = pf
                 .seats
                 .iter()

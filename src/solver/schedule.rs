@@ -7,7 +7,7 @@
 //! table, the search paths, the caches, the probes and the best-first pass.
 
 use super::bestfirst::Clock;
-use super::portfolio::{Portfolio, Turn};
+use super::portfolio::{Member, Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
 use super::{
     quotient, search, table, Limit, Outcome, Phase, Progress, SolveError, Solver, Spent, Verdict,
@@ -47,8 +47,14 @@ impl Solver {
         } else {
             0
         };
+        // The relocating swarm's room of its own (see `RELOCATE_SWARM_PART`).
+        let rs_bytes = match relocate_swarm_part(deal.rules.stock) {
+            Some(part) if bf_bytes > 0 && self.members.has(Member::RelocateSwarm) => memory / part,
+            _ => 0,
+        };
+        let bf_bytes_all = bf_bytes + rs_bytes;
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
-            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes));
+            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, rs_bytes));
         let clock = self.clock(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
@@ -70,7 +76,7 @@ impl Solver {
             0
         };
         let table_bytes =
-            memory.saturating_sub(caches + bf_bytes + probe_bytes + main_slack + probe_slack);
+            memory.saturating_sub(caches + bf_bytes_all + probe_bytes + main_slack + probe_slack);
         let mut ctx = Context::new(
             deal,
             self,
@@ -119,7 +125,7 @@ impl Solver {
         }
         // The quotient phase: its first run now, the later ones as the attempts earn them
         // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
-        let reserved = caches + bf_bytes + probe_bytes + main_slack + probe_slack;
+        let reserved = caches + bf_bytes_all + probe_bytes + main_slack + probe_slack;
         let mut quotient = (self.quotient && self.restarts).then(QuotientSchedule::new);
         if let Some(out) =
             quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
@@ -415,6 +421,34 @@ const BEST_FIRST_PART: usize = 8;
 /// the attempts there (see [`BEST_FIRST_SHARE_STOCK`]), and a quarter of `--memory` did as
 /// well as a half on courtyard 1..300 (37 `unknown` each at 10 million nodes a deal).
 const BEST_FIRST_PART_STOCK: usize = 4;
+
+/// The relocating swarm ([`Member::RelocateSwarm`]) has `1 / RELOCATE_SWARM_PART` of
+/// `--memory` of its own, taken from the table's share, and holds no more (it borrows
+/// nothing); the other members share `1 / BEST_FIRST_PART` and borrow what the table leaves
+/// idle. Of the 13 deals the tables' last passes had left `unknown` (each after 47 to 85
+/// minutes of the schedule with 8 GiB), the swarm alone from the deal wins 7 within 4 GiB,
+/// in 11 to 45 million positions (`examples/portfolio.rs --members relocate-swarm --mib
+/// 4096`): it wins the hardest deals when it can hold its record, and it could not. With an
+/// even tenth of the portfolio's eighth and loans from a table that takes back the room as
+/// the attempts grow, on bc 37417 (alone: 44.5 million positions) it filled and started
+/// afresh at 29.1 million positions, then at 13.7 million. With a quarter of its own the
+/// schedule wins 37417 in 134.8 million nodes, 225 CPU s (`castle solve -v bc -s 37417 -j 1
+/// --memory 8192`). Ten decided last-pass deals of bc and sa keep their verdicts, their
+/// nodes within a few percent (docs/performance-log.md, "The relocating swarm's own room"):
+/// the swarm wins those before it fills, and a table three quarters as large cost the lost
+/// ones nothing there. Never changes a verdict: the members only report wins, which are
+/// replayed.
+const RELOCATE_SWARM_PART: usize = 4;
+
+/// [`RELOCATE_SWARM_PART`] where it applies: not in a game with a stock (courtyard, whose
+/// hard deals the digging members win; not measured there).
+const fn relocate_swarm_part(stock: bool) -> Option<usize> {
+    if stock {
+        None
+    } else {
+        Some(RELOCATE_SWARM_PART)
+    }
+}
 
 /// The portfolio's slice of each attempt (its best-first member's nodes are the attempt's
 /// budget divided by the first) and its part of `--memory` (divided by the second), in a game
