@@ -433,11 +433,12 @@ const BEST_FIRST_PART_STOCK: usize = 4;
 /// the attempts grow, on bc 37417 (alone: 44.5 million positions) it filled and started
 /// afresh at 29.1 million positions, then at 13.7 million. With a quarter of its own the
 /// schedule wins 37417 in 134.8 million nodes, 225 CPU s (`castle solve -v bc -s 37417 -j 1
-/// --memory 8192`). Ten decided last-pass deals of bc and sa keep their verdicts, their
-/// nodes within a few percent (docs/performance-log.md, "The relocating swarm's own room"):
-/// the swarm wins those before it fills, and a table three quarters as large cost the lost
-/// ones nothing there. Never changes a verdict: the members only report wins, which are
-/// replayed.
+/// --memory 8192`). On 18 deals the tables' last passes had decided (bc, PySolFC's bc and
+/// sa, `castle batch ... --one-pass -j 1 --memory 8192`) every verdict stays and the whole
+/// takes 735.6 M nodes against 727.7 M (1,189 CPU s against 1,207): the swarm wins those
+/// before it fills; the smaller table cost a lost deal's quotient proof 6% (PySolFC's bc
+/// 2072), and nothing on 15995 (docs/performance-log.md, "The relocating swarm's own
+/// room"). Never changes a verdict: the members only report wins, which are replayed.
 const RELOCATE_SWARM_PART: usize = 4;
 
 /// [`RELOCATE_SWARM_PART`] where it applies: not in a game with a stock (courtyard, whose
