@@ -608,6 +608,28 @@ mod tests {
         }
     }
 
+    /// A swarm stops full before its set would grow past its room, not after: with rooms
+    /// from 1 to 8 MiB, on a lost deal (`data/bench/hard-unsolvable.fcs`) it stops full
+    /// holding no more than its room, having filled at least a third of it (a set grows to
+    /// twice its size and holds the old one while its entries move, so a third is where the
+    /// next growth no longer fits).
+    #[test]
+    fn a_swarm_stops_before_its_set_outgrows_its_room() {
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let deal = crate::formats::read_deal(text, "hard.fcs", Default::default()).unwrap();
+        for mib in [1usize, 2, 3, 5, 8] {
+            let room = PassLimits {
+                memory: mib << 20,
+                ..ROOM
+            };
+            let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 8, 7).relocating();
+            assert_eq!(swarm.run(u64::MAX, room, None), Stop::Full, "{mib} MiB");
+            let held = swarm.bytes();
+            assert!(held <= room.memory, "{mib} MiB: {held} bytes held");
+            assert!(held > room.memory / 3, "{mib} MiB: only {held} bytes held");
+        }
+    }
+
     /// A restart forgets every position entered and starts each search from the deal with
     /// a new order: the record is empty and the room free, `expanded` goes on counting, the
     /// searches' first lines differ from the first run's, and a swarm restarted again and
