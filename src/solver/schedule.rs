@@ -4,7 +4,7 @@
 //! own, cut by Luby's sequence), slices of the portfolio ([`super::portfolio`]) and the
 //! quotient's later runs. Every tuning constant of the schedule lives here,
 //! each with the measurements that chose it; so does the split of `--memory` between the
-//! table, the search paths, the caches, the probes and the best-first pass.
+//! table, the search paths, the caches, the probes, the best-first pass and the relocating swarm.
 
 use super::bestfirst::Clock;
 use super::portfolio::{Member, Portfolio, Turn};
@@ -52,7 +52,7 @@ impl Solver {
             Some(part) if bf_bytes > 0 && self.members.has(Member::RelocateSwarm) => memory / part,
             _ => 0,
         };
-        let bf_bytes_all = bf_bytes + rs_bytes;
+        let portfolio_bytes = bf_bytes + rs_bytes;
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
             .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, rs_bytes));
         let clock = self.clock(t0);
@@ -75,8 +75,8 @@ impl Solver {
         } else {
             0
         };
-        let table_bytes =
-            memory.saturating_sub(caches + bf_bytes_all + probe_bytes + main_slack + probe_slack);
+        let table_bytes = memory
+            .saturating_sub(caches + portfolio_bytes + probe_bytes + main_slack + probe_slack);
         let mut ctx = Context::new(
             deal,
             self,
@@ -125,7 +125,7 @@ impl Solver {
         }
         // The quotient phase: its first run now, the later ones as the attempts earn them
         // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
-        let reserved = caches + bf_bytes_all + probe_bytes + main_slack + probe_slack;
+        let reserved = caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
         let mut quotient = (self.quotient && self.restarts).then(QuotientSchedule::new);
         if let Some(out) =
             quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
