@@ -278,11 +278,6 @@ impl Members {
     /// Every member.
     pub const ALL: Members = Members((1 << Member::ALL.len()) - 1);
 
-    /// True when `member` is one of them.
-    pub fn has(self, member: Member) -> bool {
-        self.iter().any(|m| m == member)
-    }
-
     /// The members a solve runs unless told otherwise: every one.
     pub const DEFAULT: Members = Members::ALL;
     /// The best-first member alone (castle's search before the portfolio).
@@ -442,6 +437,18 @@ impl<'a, const W: usize> Runner<'a, W> {
         }
     }
 
+    /// A swarm starts afresh, holding nothing (see [`Swarm::restart`]): true. Any other
+    /// search cannot give back what it holds without walking the same positions again: false.
+    fn start_afresh(&mut self) -> bool {
+        match self {
+            Runner::Swarm(swarm) => {
+                swarm.restart();
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn expanded(&self) -> u64 {
         match self {
             Runner::Pass(p) => p.expanded,
@@ -482,6 +489,9 @@ pub const STOCK_DIG_FACTOR: u64 = 4;
 /// The members of one solve, each a search that runs a slice at a time.
 pub(super) struct Portfolio<'a, const W: usize> {
     seats: Vec<Seat<'a, W>>,
+    /// Bytes given to rooms of their own, outside the portfolio's part (see
+    /// [`Portfolio::new`]).
+    pub(super) own: usize,
     /// Positions expanded by every member so far.
     pub(super) expanded: u64,
     /// The deal has a stock (see [`Member::share_in`]).
@@ -512,7 +522,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     /// The members of `set` for `deal`, sharing `bytes` evenly; a member may hold at most
     /// all of `bytes` with what it borrows. With `own` > 0 the relocating swarm (if in `set`)
     /// has `own` bytes of its own instead, outside `bytes`, and may hold no more (see
-    /// `schedule::RELOCATE_SWARM_PART`).
+    /// `schedule::RELOCATE_SWARM_PART`); [`Portfolio::own`] says what was given so.
     pub(super) fn new(
         deal: &'a Deal,
         prune: Pruning,
@@ -539,8 +549,10 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 }
             })
             .collect();
+        let own = if set.iter().any(apart) { own } else { 0 };
         Portfolio {
             seats,
+            own,
             expanded: 0,
             stock: deal.rules.stock,
         }
@@ -568,8 +580,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             }
             freed += s.loan;
             s.loan = 0;
-            if let Runner::Swarm(swarm) = &mut s.runner {
-                swarm.restart();
+            if s.runner.start_afresh() {
                 return true;
             }
             freed += s.share;
@@ -683,8 +694,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         // A swarm out of room starts afresh with new random orders (see `Swarm::restart`):
         // what it borrowed goes back to the table, and it keeps its seat.
         for (s, stop) in self.seats.iter_mut().zip(stops.iter_mut()) {
-            if let (Stop::Full, Runner::Swarm(swarm)) = (*stop, &mut s.runner) {
-                swarm.restart();
+            if *stop == Stop::Full && s.runner.start_afresh() {
                 bytes.freed += s.loan;
                 s.loan = 0;
                 *stop = Stop::Budget;
@@ -733,9 +743,8 @@ pub fn run_alone(
             if left == 0 {
                 break;
             }
-            match (p.run(left, limits, None), &mut p) {
-                (Stop::Full, Runner::Swarm(swarm)) => swarm.restart(),
-                _ => break,
+            if p.run(left, limits, None) != Stop::Full || !p.start_afresh() {
+                break;
             }
         }
         (p.take_win(), p.expanded())
@@ -861,9 +870,9 @@ mod tests {
         }
     }
 
-    /// With room of its own, the relocating swarm holds that room and no more, borrowing
-    /// nothing however much is offered, starts afresh when it fills it, and the other members
-    /// split the portfolio's part evenly: on a lost deal, 8 MiB of its own and 4 MiB each
+    /// With room of its own (given only when it runs), the relocating swarm holds that room
+    /// and no more, borrowing nothing however much is offered, starts afresh when it fills
+    /// it, and the other members split the portfolio's part evenly: on a lost deal, 8 MiB of its own and 4 MiB each
     /// for two others, 256 MiB offered on loan each slice, 40 slices of 40,000 positions
     /// for the swarm.
     #[test]
@@ -872,7 +881,11 @@ mod tests {
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
         let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
         let (own, share) = (8 << 20, 4 << 20);
+        let without = Members::parse("swarm,bound").unwrap();
+        let pf = Portfolio::<3>::new(&deal, Pruning::default(), without, 2 * share, own);
+        assert_eq!(pf.own, 0, "a room given to no member");
         let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 2 * share, own);
+        assert_eq!(pf.own, own);
         let rooms: Vec<(Member, usize, usize)> = pf
             .seats
             .iter()

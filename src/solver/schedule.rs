@@ -7,7 +7,7 @@
 //! table, the search paths, the caches, the probes, the best-first pass and the relocating swarm.
 
 use super::bestfirst::Clock;
-use super::portfolio::{Member, Portfolio, Turn};
+use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
 use super::{
     quotient, search, table, Limit, Outcome, Phase, Progress, SolveError, Solver, Spent, Verdict,
@@ -47,14 +47,11 @@ impl Solver {
         } else {
             0
         };
-        // The relocating swarm's room of its own (see `RELOCATE_SWARM_PART`).
-        let rs_bytes = match relocate_swarm_part(deal.rules.stock) {
-            Some(part) if bf_bytes > 0 && self.members.has(Member::RelocateSwarm) => memory / part,
-            _ => 0,
-        };
-        let portfolio_bytes = bf_bytes + rs_bytes;
+        // The relocating swarm's room of its own (see `RELOCATE_SWARM_PART`), if it runs.
+        let own = relocate_swarm_part(deal.rules.stock).map_or(0, |part| memory / part);
         let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
-            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, rs_bytes));
+            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, own));
+        let portfolio_bytes = bf_bytes + portfolio.as_ref().map_or(0, |pf| pf.own);
         let clock = self.clock(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
@@ -422,7 +419,7 @@ const BEST_FIRST_PART: usize = 8;
 /// well as a half on courtyard 1..300 (37 `unknown` each at 10 million nodes a deal).
 const BEST_FIRST_PART_STOCK: usize = 4;
 
-/// The relocating swarm ([`Member::RelocateSwarm`]) has `1 / RELOCATE_SWARM_PART` of
+/// The relocating swarm ([`super::portfolio::Member::RelocateSwarm`]) has `1 / RELOCATE_SWARM_PART` of
 /// `--memory` of its own, taken from the table's share, and holds no more (it borrows
 /// nothing); the other members share `1 / BEST_FIRST_PART` and borrow what the table leaves
 /// idle. Of the 13 deals the tables' last passes had left `unknown` (each after 47 to 85
