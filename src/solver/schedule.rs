@@ -428,7 +428,8 @@ const BEST_FIRST_PART_STOCK: usize = 4;
 /// 4096`): it wins the hardest deals when it can hold its record, and it could not. With an
 /// even tenth of the portfolio's eighth and loans from a table that takes back the room as
 /// the attempts grow, on bc 37417 (alone: 44.5 million positions) it filled and started
-/// afresh at 29.1 million positions, then at 13.7 million. With a quarter of its own the
+/// afresh at 29.1 million positions (let borrow up to half of `--memory`, there too, and
+/// again 13.7 million later). With a quarter of its own the
 /// schedule wins 37417 in 134.8 million nodes, 225 CPU s (`castle solve -v bc -s 37417 -j 1
 /// --memory 8192`). On 18 deals the tables' last passes had decided (bc, PySolFC's bc and
 /// sa, `castle batch ... --one-pass -j 1 --memory 8192`) every verdict stays and the whole
