@@ -1132,12 +1132,22 @@ impl Batch {
                         p.push(seed, &c.started())?;
                     }
                 }
-                let mut out = solver.solve(deal)?;
-                if let Some(s) = spill.as_ref().filter(|_| out.limit == Some(Limit::Memory)) {
-                    let mut again = s.solve(deal)?;
-                    passes::Carry::default().after(&out, 0).charge(&mut again);
-                    out = again;
-                }
+                // A layered search cut short in an earlier run left a checkpoint: it is taken
+                // up at once (see `Solver::takes_up_checkpoint`).
+                let out = match spill.as_ref().filter(|s| s.takes_up_checkpoint(deal)) {
+                    Some(s) => s.solve(deal)?,
+                    None => {
+                        let out = solver.solve(deal)?;
+                        match spill.as_ref().filter(|_| out.limit == Some(Limit::Memory)) {
+                            Some(s) => {
+                                let mut again = s.solve(deal)?;
+                                passes::Carry::default().after(&out, 0).charge(&mut again);
+                                again
+                            }
+                            None => out,
+                        }
+                    }
+                };
                 // A lost deal's verdict is final in any pass: its certificate is built here,
                 // on the worker.
                 let note = match &certificates {

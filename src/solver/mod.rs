@@ -267,7 +267,8 @@ impl Solver {
         let alone = self.threads <= 1;
         let cpu0 = cpu_seconds(alone);
         let cpu = || cpu_seconds(alone) - cpu0;
-        let mut out = if self.layered && layered::applies(deal) {
+        let mut out = if (self.layered || self.takes_up_checkpoint(deal)) && layered::applies(deal)
+        {
             self.solve_layered(deal, progress)
         } else {
             self.attempts::<W>(deal, progress)?
@@ -396,6 +397,19 @@ impl Solver {
         out.attempts += first.attempts;
         out.seconds = t0.elapsed().as_secs_f64();
         out
+    }
+
+    /// True when a layered search of `deal` cut short under this solver's spill directory
+    /// left a checkpoint there (see "Checkpoints" in [`layered`]): then the solve takes it up
+    /// at once instead of running the schedule first. That schedule had already filled its
+    /// table without a verdict (the layered search runs under `--spill` only after it, or
+    /// from the start with [`Solver::layered`]), and the layered search is complete on its
+    /// own, so skipping it loses no verdict; it saves the schedule's hour on the hardest
+    /// deals, each time a stopped run is started again.
+    pub fn takes_up_checkpoint(&self, deal: &Deal) -> bool {
+        self.spill
+            .as_ref()
+            .is_some_and(|to| layered::checkpointed(deal, self.pruning, to))
     }
 
     /// True once the caller raised [`Solver::stop`].

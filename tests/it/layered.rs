@@ -707,3 +707,59 @@ fn a_class_on_disk_resumes_between_its_layers() {
         "{tried} deals, {in_class} cuts inside a class"
     );
 }
+
+/// A solve under `--spill` (without `--layered`) that was cut inside the layered search,
+/// after its schedule had filled the table, takes up the checkpoint at once when run again:
+/// its node count is the layered search's alone, equal to that of `--layered` from the
+/// start, where a run through the schedule first counts the schedule's nodes too. bc 85 in
+/// 3 MiB without the quotient fills the schedule's table (see design.md, "Out of core");
+/// the verdict is checked against the usual search in memory.
+#[test]
+fn a_spilled_solve_takes_up_its_checkpoint_without_the_schedule() {
+    let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 85);
+    let root = tempfile::tempdir().unwrap();
+    let to = layered::SpillTo {
+        checkpoint_secs: Some(0.0),
+        ..layered::SpillTo::new(root.path())
+    };
+    let solver = |nodes: Option<u64>, layered: bool, spill: &layered::SpillTo| Solver {
+        quotient: false,
+        layered,
+        spill: Some(spill.clone()),
+        limits: Limits {
+            max_nodes: nodes,
+            memory_bytes: 3 << 20,
+            ..Limits::default()
+        },
+        ..Solver::default()
+    };
+    let fresh = tempfile::tempdir().unwrap();
+    let through = solver(None, false, &layered::SpillTo::new(fresh.path()))
+        .solve(&deal)
+        .unwrap();
+    let alone = solver(None, true, &layered::SpillTo::new(fresh.path()))
+        .solve(&deal)
+        .unwrap();
+    let usual = Solver::default().solve(&deal).unwrap();
+    assert_eq!(through.verdict, usual.verdict);
+    assert_eq!(alone.verdict, usual.verdict);
+    assert!(
+        through.nodes > alone.nodes,
+        "the schedule ran first: {} > {}",
+        through.nodes,
+        alone.nodes
+    );
+    assert!(!solver(None, false, &to).takes_up_checkpoint(&deal));
+    // Cut inside the layered search: past the schedule's nodes, short of the whole.
+    let cut = solver(Some(through.nodes - alone.nodes / 2), false, &to)
+        .solve(&deal)
+        .unwrap();
+    assert_eq!(cut.limit, Some(castle::Limit::Nodes));
+    let again = solver(None, false, &to);
+    assert!(again.takes_up_checkpoint(&deal));
+    let resumed = again.solve(&deal).unwrap();
+    assert!(resumed.disk.as_ref().unwrap().resumed_from.is_some());
+    assert_eq!(resumed.verdict, usual.verdict);
+    assert_eq!(resumed.nodes, alone.nodes, "the schedule was not run again");
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+}

@@ -315,8 +315,7 @@ pub fn search(
     if !applies(deal) {
         return Err(LayeredError::FoundationReturn);
     }
-    let words = Position::new(deal).key_words();
-    let description = format!("{deal:?} {prune:?} W{words}");
+    let (description, words) = describe(deal, prune);
     let every = spill.and_then(|to| to.checkpoint_secs);
     let (spill, resume) = match spill {
         None => (None, None),
@@ -350,6 +349,21 @@ pub fn search(
     } else {
         Search::<4>::new(deal, prune, limits, disk, stop, threads).run(progress)
     })
+}
+
+/// The search of `deal` under `prune` written out (what a checkpoint must match, and what
+/// names its directory), and its key's words.
+fn describe(deal: &Deal, prune: Pruning) -> (String, usize) {
+    let words = Position::new(deal).key_words();
+    (format!("{deal:?} {prune:?} W{words}"), words)
+}
+
+/// True when [`search`] of `deal` under `prune` with `spill` would take up a checkpoint
+/// (checkpoints are on, and one of this search waits under the directory).
+pub fn checkpointed(deal: &Deal, prune: Pruning, spill: &SpillTo) -> bool {
+    applies(deal)
+        && spill.checkpoint_secs.is_some()
+        && spill::holds_checkpoint(&spill.dir, &describe(deal, prune).0)
 }
 
 /// The spill directory of a search, its checkpoint interval, and the checkpoint it takes up.

@@ -297,6 +297,35 @@ fn fnv(text: &str) -> u64 {
     })
 }
 
+/// The directory of the search `search` under `root`, named by a hash of it.
+fn search_dir(root: &Path, search: &str) -> PathBuf {
+    root.join(format!("castle-layered-{:016x}", fnv(search)))
+}
+
+/// True when another running process holds `dir` (its lock names a live pid).
+fn in_use(dir: &Path) -> bool {
+    fs::read_to_string(dir.join("lock")).is_ok_and(|text| {
+        text.trim()
+            .parse::<u32>()
+            .is_ok_and(|pid| pid != std::process::id() && alive(pid))
+    })
+}
+
+/// The checkpoint in `dir`, if its manifest reads and is the search `search`'s.
+fn manifest(dir: &Path, search: &str) -> Option<Checkpoint> {
+    fs::read_to_string(dir.join(MANIFEST))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Checkpoint>(&t).ok())
+        .filter(|c| c.search == search)
+}
+
+/// True when [`Spill::open`] would take up a checkpoint of the search `search` under `root`
+/// (its directory holds that search's manifest, and no other running process holds it).
+pub(super) fn holds_checkpoint(root: &Path, search: &str) -> bool {
+    let dir = search_dir(root, search);
+    !in_use(&dir) && manifest(&dir, search).is_some()
+}
+
 /// True when process `pid` runs (Linux: it has a `/proc` entry; elsewhere assumed).
 fn alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") {
@@ -347,25 +376,15 @@ impl Spill {
         max: Option<u64>,
     ) -> io::Result<(Spill, Option<Checkpoint>)> {
         fs::create_dir_all(root)?;
-        let dir = root.join(format!("castle-layered-{:016x}", fnv(search)));
+        let dir = search_dir(root, search);
         fs::create_dir_all(&dir)?;
-        let lock = dir.join("lock");
-        if let Ok(text) = fs::read_to_string(&lock) {
-            if text
-                .trim()
-                .parse::<u32>()
-                .is_ok_and(|pid| pid != std::process::id() && alive(pid))
-            {
-                return Ok((Spill::new(root, words, memory, max)?, None));
-            }
+        if in_use(&dir) {
+            return Ok((Spill::new(root, words, memory, max)?, None));
         }
-        fs::write(&lock, std::process::id().to_string())?;
+        fs::write(dir.join("lock"), std::process::id().to_string())?;
         let mut spill = Spill::in_dir(dir, words, memory, max);
         spill.keep = true;
-        let ck = fs::read_to_string(spill.dir.join(MANIFEST))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Checkpoint>(&t).ok())
-            .filter(|c| c.search == search);
+        let ck = manifest(&spill.dir, search);
         // Everything but the lock, the manifest, the saved records and the pending files it
         // names goes; those it names are cut back to their length at the checkpoint.
         let mut named: ahash::HashMap<String, u64> = Default::default();
