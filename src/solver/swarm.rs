@@ -163,7 +163,8 @@ pub(super) struct Swarm<const W: usize> {
 
 impl<const W: usize> Swarm<W> {
     /// `n` searches (at most [`MAX_SEARCHES`]) from `deal`, with random orders drawn from
-    /// `seed`.
+    /// `seed` (its lowest bit is not used: each search's state is made odd, so seeds 2 and 3
+    /// give the same swarm).
     pub(super) fn new(deal: &Deal, prune: Pruning, n: usize, seed: u64) -> Self {
         let pos = Position::new(deal);
         let searchers = (0..n.clamp(1, MAX_SEARCHES) as u64)
