@@ -267,14 +267,14 @@ impl Solver {
         let alone = self.threads <= 1;
         let cpu0 = cpu_seconds(alone);
         let cpu = || cpu_seconds(alone) - cpu0;
-        let mut out = if (self.layered || self.takes_up_checkpoint(deal)) && layered::applies(deal)
-        {
+        let layered = self.layered || self.takes_up_checkpoint(deal);
+        let mut out = if layered && layered::applies(deal) {
             self.solve_layered(deal, progress)
         } else {
             self.attempts::<W>(deal, progress)?
         };
         if self.spill.is_some()
-            && !self.layered
+            && !layered
             && out.verdict == Verdict::Unknown
             && out.limit == Some(Limit::Memory)
             && layered::applies(deal)
@@ -401,11 +401,11 @@ impl Solver {
 
     /// True when a layered search of `deal` cut short under this solver's spill directory
     /// left a checkpoint there (see "Checkpoints" in [`layered`]): then the solve takes it up
-    /// at once instead of running the schedule first. That schedule had already filled its
-    /// table without a verdict (the layered search runs under `--spill` only after it, or
-    /// from the start with [`Solver::layered`]), and the layered search is complete on its
-    /// own, so skipping it loses no verdict; it saves the schedule's hour on the hardest
-    /// deals, each time a stopped run is started again.
+    /// at once instead of running the schedule first, and does not run it after either.
+    /// Whatever began that search (the schedule, having filled its table without a verdict,
+    /// or [`Solver::layered`] from the start), the layered search is complete on its own, so
+    /// going straight to it loses no verdict; it saves running the schedule again, an hour
+    /// on the hardest deals, each time a stopped run is started again.
     pub fn takes_up_checkpoint(&self, deal: &Deal) -> bool {
         self.spill
             .as_ref()

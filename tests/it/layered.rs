@@ -757,6 +757,18 @@ fn a_spilled_solve_takes_up_its_checkpoint_without_the_schedule() {
     assert_eq!(cut.limit, Some(castle::Limit::Nodes));
     let again = solver(None, false, &to);
     assert!(again.takes_up_checkpoint(&deal));
+    // Too little memory for the records taken up: unknown, and the checkpoint stays.
+    let starved = Solver {
+        limits: Limits {
+            memory_bytes: 1 << 20,
+            ..again.limits
+        },
+        ..again.clone()
+    }
+    .solve(&deal)
+    .unwrap();
+    assert_eq!(starved.limit, Some(castle::Limit::Memory));
+    assert!(again.takes_up_checkpoint(&deal));
     let resumed = again.solve(&deal).unwrap();
     assert!(resumed.disk.as_ref().unwrap().resumed_from.is_some());
     assert_eq!(resumed.verdict, usual.verdict);
