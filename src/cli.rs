@@ -284,6 +284,11 @@ pub struct StatsArgs {
     /// and an interval wide enough for either verdict of each
     #[arg(long, requires = "table")]
     pub allow_unknown: bool,
+    /// With --table: decide the unknown deals of the tables already in DIR from these rows
+    /// (a later run over them, `castle batch --seeds LIST`), leaving every other deal's
+    /// verdict as the table has it; a row that disagrees with a table is refused
+    #[arg(long, requires = "table", conflicts_with = "allow_unknown")]
+    pub update: bool,
 }
 
 /// Output formats of `stats`.

@@ -104,7 +104,12 @@ pub fn stats(a: &StatsArgs, mut out: &mut impl Write) -> Result<()> {
         rows.extend(stats::read_rows(f)?);
     }
     if let Some(dir) = &a.table {
-        for f in castle::winrates::write(dir, &rows, a.allow_unknown)? {
+        let written = if a.update {
+            castle::winrates::update(dir, &rows)?
+        } else {
+            castle::winrates::write(dir, &rows, a.allow_unknown)?
+        };
+        for f in written {
             eprintln!("wrote {}", f.display());
         }
     }

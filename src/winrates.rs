@@ -17,6 +17,14 @@
 //! and the interval is widened to hold both ends, from the Wilson interval's low end with
 //! every unknown deal lost to its high end with every one won. With no unknown deal these
 //! are the plain figures.
+//!
+//! # Deciding a table's unknown deals later
+//! The batch file a table came from can be large and gone; the table alone says every
+//! deal's verdict (a clear bit is lost unless the row lists the deal as unknown). So
+//! `castle stats ROWS --table DIR --update` takes the rows of a later run over a table's
+//! unknown deals (`castle batch --seeds LIST`) and writes the table again with them decided.
+//! A decided row of a deal the table has decided must agree with it, and a row of a deal
+//! outside every table is refused: an update decides unknowns and never changes a verdict.
 
 use crate::batch::Row;
 use crate::stats::wilson;
@@ -102,17 +110,17 @@ fn options(r: &Row) -> String {
     )
 }
 
-/// The tables of `rows`, one per group (variant, numbering, options). A seed's decided row
-/// counts over its `unknown` ones (a retried deal), as in `castle stats`. A deal with only
-/// `unknown` rows is refused unless `allow_unknown` (see "A table with unknown deals").
+/// A group of rows (variant, numbering, options) and each of its deals' verdict
+/// (`None`: unknown).
+type Groups = BTreeMap<(String, String, String), BTreeMap<u64, Option<bool>>>;
+
+/// The rows grouped, a seed's decided row counting over its `unknown` ones (a retried deal),
+/// as in `castle stats`.
 ///
 /// # Errors
-/// A group whose seeds are not one contiguous range, or with a deal that has both verdicts or
-/// (without `allow_unknown`) is `unknown`: the message names the group and the first such
-/// deal.
-pub fn tables(rows: &[Row], allow_unknown: bool) -> Result<Vec<Table>, InputError> {
-    type Key = (String, String, String);
-    let mut groups: BTreeMap<Key, BTreeMap<u64, Option<bool>>> = BTreeMap::new();
+/// A deal with rows of both verdicts.
+fn groups(rows: &[Row]) -> Result<Groups, InputError> {
+    let mut groups = Groups::new();
     for r in rows {
         let key = (r.variant.clone(), r.numbering.clone(), options(r));
         let won = match r.verdict.as_str() {
@@ -134,82 +142,106 @@ pub fn tables(rows: &[Row], allow_unknown: bool) -> Result<Vec<Table>, InputErro
             }
         }
     }
-    let mut out = Vec::new();
-    for ((variant, numbering, opts), seeds) in groups {
-        let name = format!("{variant} {numbering} {opts}");
-        let (&first, _) = seeds.iter().next().expect("a group has a row");
-        let (&last, _) = seeds.iter().next_back().expect("a group has a row");
-        let deals = last - first + 1;
-        if seeds.len() as u64 != deals {
-            let gap = (first..=last)
-                .find(|s| !seeds.contains_key(s))
-                .unwrap_or(first);
-            return Err(InputError::new(
-                InputKind::Report,
-                format!(
-                    "{name}: deals {first}..{last} are not all there (no row for deal {gap}): a table needs every deal of its range"
-                ),
-            ));
-        }
-        let unknown: Vec<u64> = seeds
-            .iter()
-            .filter(|(_, v)| v.is_none())
-            .map(|(&s, _)| s)
-            .collect();
-        if let (Some(s), false) = (unknown.first(), allow_unknown) {
-            return Err(InputError::new(
-                InputKind::Report,
-                format!(
-                    "{name}: deal {s} is unknown: a table needs every deal decided (run the batch again without budgets, or with --retry-unknown; --allow-unknown writes the table with its unknown deals listed)"
-                ),
-            ));
-        }
-        let mut bits = vec![0u8; usize::try_from(deals.div_ceil(8)).unwrap_or(usize::MAX)];
-        let mut won = 0;
-        for (&s, v) in &seeds {
-            if *v == Some(true) {
-                let i = (s - first) as usize;
-                bits[i / 8] |= 1 << (i % 8);
-                won += 1;
-            }
-        }
-        let open = unknown.len() as u64;
-        let lost = deals - won - open;
-        let (lo, hi) = bounds(won, open, deals);
-        let default_opts = opts == default_options(&variant);
-        let file = format!(
-            "{variant}-{numbering}{}-{first}-{last}.bits",
-            if default_opts {
-                String::new()
-            } else {
-                format!("-{}", opts.replace(' ', "-").replace('=', ""))
-            }
-        );
-        out.push(Table {
-            row: TableRow {
-                variant,
-                numbering,
-                options: opts,
-                first,
-                last,
-                deals,
-                won,
-                lost,
-                unknown: open,
-                win_rate: round4(100.0 * won as f64 / (won + lost).max(1) as f64),
-                wilson_low: round4(100.0 * lo),
-                wilson_high: round4(100.0 * hi),
-                bits: file,
-                unknown_deals: unknown
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            },
-            bits,
-        });
+    Ok(groups)
+}
+
+/// The tables of `rows`, one per group (variant, numbering, options). A seed's decided row
+/// counts over its `unknown` ones (a retried deal), as in `castle stats`. A deal with only
+/// `unknown` rows is refused unless `allow_unknown` (see "A table with unknown deals").
+///
+/// # Errors
+/// A group whose seeds are not one contiguous range, or with a deal that has both verdicts or
+/// (without `allow_unknown`) is `unknown`: the message names the group and the first such
+/// deal.
+pub fn tables(rows: &[Row], allow_unknown: bool) -> Result<Vec<Table>, InputError> {
+    groups(rows)?
+        .into_iter()
+        .map(|((variant, numbering, opts), seeds)| {
+            table(variant, numbering, opts, &seeds, allow_unknown)
+        })
+        .collect()
+}
+
+/// The table of one group's deals (see [`tables`]).
+fn table(
+    variant: String,
+    numbering: String,
+    opts: String,
+    seeds: &BTreeMap<u64, Option<bool>>,
+    allow_unknown: bool,
+) -> Result<Table, InputError> {
+    let name = format!("{variant} {numbering} {opts}");
+    let (&first, _) = seeds.iter().next().expect("a group has a row");
+    let (&last, _) = seeds.iter().next_back().expect("a group has a row");
+    let deals = last - first + 1;
+    if seeds.len() as u64 != deals {
+        let gap = (first..=last)
+            .find(|s| !seeds.contains_key(s))
+            .unwrap_or(first);
+        return Err(InputError::new(
+            InputKind::Report,
+            format!(
+                "{name}: deals {first}..{last} are not all there (no row for deal {gap}): a table needs every deal of its range"
+            ),
+        ));
     }
-    Ok(out)
+    let unknown: Vec<u64> = seeds
+        .iter()
+        .filter(|(_, v)| v.is_none())
+        .map(|(&s, _)| s)
+        .collect();
+    if let (Some(s), false) = (unknown.first(), allow_unknown) {
+        return Err(InputError::new(
+            InputKind::Report,
+            format!(
+                "{name}: deal {s} is unknown: a table needs every deal decided (run the batch again without budgets, or with --retry-unknown; --allow-unknown writes the table with its unknown deals listed)"
+            ),
+        ));
+    }
+    let mut bits = vec![0u8; usize::try_from(deals.div_ceil(8)).unwrap_or(usize::MAX)];
+    let mut won = 0;
+    for (&s, v) in seeds {
+        if *v == Some(true) {
+            let i = (s - first) as usize;
+            bits[i / 8] |= 1 << (i % 8);
+            won += 1;
+        }
+    }
+    let open = unknown.len() as u64;
+    let lost = deals - won - open;
+    let (lo, hi) = bounds(won, open, deals);
+    let default_opts = opts == default_options(&variant);
+    let file = format!(
+        "{variant}-{numbering}{}-{first}-{last}.bits",
+        if default_opts {
+            String::new()
+        } else {
+            format!("-{}", opts.replace(' ', "-").replace('=', ""))
+        }
+    );
+    Ok(Table {
+        row: TableRow {
+            variant,
+            numbering,
+            options: opts,
+            first,
+            last,
+            deals,
+            won,
+            lost,
+            unknown: open,
+            win_rate: round4(100.0 * won as f64 / (won + lost).max(1) as f64),
+            wilson_low: round4(100.0 * lo),
+            wilson_high: round4(100.0 * hi),
+            bits: file,
+            unknown_deals: unknown
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+        },
+        bits,
+    })
 }
 
 /// The interval of a table's win rate, as fractions: the 95% Wilson interval's low end with
@@ -300,6 +332,12 @@ pub fn write(dir: &Path, rows: &[Row], allow_unknown: bool) -> Result<Vec<PathBu
         });
         index.push(t.row);
     }
+    written.push(write_index(dir, index)?);
+    Ok(written)
+}
+
+/// Writes `winrates.csv` of `dir` from `index`, sorted; returns its path.
+fn write_index(dir: &Path, mut index: Vec<TableRow>) -> Result<PathBuf, crate::Error> {
     index.sort_by(|a, b| {
         (&a.variant, &a.numbering, &a.options, a.first).cmp(&(
             &b.variant,
@@ -317,7 +355,127 @@ pub fn write(dir: &Path, rows: &[Row], allow_unknown: bool) -> Result<Vec<PathBu
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     let path = dir.join("winrates.csv");
     std::fs::write(&path, bytes)?;
-    written.push(path);
+    Ok(path)
+}
+
+/// Each deal's verdict in a published table: its bit, or `None` for a deal its row lists
+/// as unknown.
+///
+/// # Errors
+/// A bit file that cannot be read, or that disagrees with its row (length or winnable
+/// count).
+fn read_table(dir: &Path, row: &TableRow) -> Result<BTreeMap<u64, Option<bool>>, crate::Error> {
+    let path = dir.join(&row.bits);
+    let bits = std::fs::read(&path)
+        .map_err(|e| InputError::new(InputKind::File, format!("cannot read: {e}")).at(&path))?;
+    let bad = |why: String| InputError::new(InputKind::Report, why).at(&path);
+    if bits.len() as u64 != row.deals.div_ceil(8) || row.deals != row.last + 1 - row.first {
+        return Err(bad(format!(
+            "{} bytes, but winrates.csv gives it deals {}..{}",
+            bits.len(),
+            row.first,
+            row.last
+        ))
+        .into());
+    }
+    let unknown = row.unknown_seeds()?;
+    let mut seeds: BTreeMap<u64, Option<bool>> = (row.first..=row.last)
+        .map(|s| (s, winnable(&bits, row.first, row.last, s)))
+        .collect();
+    for s in unknown {
+        match seeds.get_mut(&s) {
+            Some(v @ Some(false)) => *v = None,
+            _ => {
+                return Err(bad(format!(
+                    "winrates.csv lists deal {s} as unknown, but it is outside the range or its bit is set"
+                ))
+                .into())
+            }
+        }
+    }
+    let won = seeds.values().filter(|v| **v == Some(true)).count() as u64;
+    if won != row.won {
+        return Err(bad(format!(
+            "{won} deals winnable, but winrates.csv says {}",
+            row.won
+        ))
+        .into());
+    }
+    Ok(seeds)
+}
+
+/// Decides unknown deals of the tables already in `dir` from `rows` (see "Deciding a
+/// table's unknown deals later"): a decided row of a deal a table lists as unknown sets its
+/// verdict, and the table's bits and row are written again. Returns the files written.
+///
+/// # Errors
+/// A row whose deal no table of its variant, numbering and options holds; a decided row
+/// that disagrees with a table's verdict; a table's files that cannot be read or written.
+pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
+    let new = groups(rows)?;
+    let mut index = read_index(dir)?;
+    let mut written = Vec::new();
+    for ((variant, numbering, opts), verdicts) in &new {
+        let held = |r: &TableRow, s: u64| {
+            (&r.variant, &r.numbering, &r.options) == (variant, numbering, opts)
+                && (r.first..=r.last).contains(&s)
+        };
+        if let Some(s) = verdicts
+            .keys()
+            .find(|&&s| !index.iter().any(|r| held(r, s)))
+        {
+            return Err(InputError::new(
+                InputKind::Report,
+                format!(
+                    "{variant} {numbering} {opts} deal {s}: no table in {} holds it (--update decides a table's unknown deals; a new table wants every deal of its range, without --update)",
+                    dir.display()
+                ),
+            )
+            .into());
+        }
+        for row in index.iter_mut() {
+            if !verdicts.keys().any(|&s| held(row, s)) {
+                continue;
+            }
+            let mut seeds = read_table(dir, row)?;
+            for (&s, &v) in verdicts.range(row.first..=row.last) {
+                match (seeds[&s], v) {
+                    (Some(a), Some(b)) if a != b => {
+                        let says = |w: bool| if w { "winnable" } else { "lost" };
+                        return Err(InputError::new(
+                            InputKind::Report,
+                            format!(
+                                "{variant} {numbering} {opts} deal {s}: {} says {}, a row says {}",
+                                row.bits,
+                                says(a),
+                                says(b)
+                            ),
+                        )
+                        .into());
+                    }
+                    (None, Some(b)) => {
+                        seeds.insert(s, Some(b));
+                    }
+                    _ => {}
+                }
+            }
+            let t = table(
+                variant.clone(),
+                numbering.clone(),
+                opts.clone(),
+                &seeds,
+                true,
+            )?;
+            let path = dir.join(&row.bits);
+            std::fs::write(&path, &t.bits)?;
+            written.push(path);
+            *row = TableRow {
+                bits: row.bits.clone(),
+                ..t.row
+            };
+        }
+    }
+    written.push(write_index(dir, index)?);
     Ok(written)
 }
 
@@ -412,5 +570,61 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("both verdicts"));
+    }
+
+    #[test]
+    fn an_update_decides_unknown_deals_and_changes_no_verdict() {
+        let dir = std::env::temp_dir().join(format!("castle-update-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // Deals 1..=12: 3, 6, 9, 12 won; 4 and 7 unknown; the rest lost.
+        let verdict = |s: u64| match s {
+            4 | 7 => "unknown",
+            s if s % 3 == 0 => "solvable",
+            _ => "unsolvable",
+        };
+        let rows: Vec<Row> = (1..=12).map(|s| row(s, verdict(s))).collect();
+        write(&dir, &rows, true).unwrap();
+        let bits = "beleaguered-castle-castle-1-12.bits";
+        let before = std::fs::read(dir.join(bits)).unwrap();
+        // A deal outside every table, or one that contradicts the table: refused, nothing
+        // written.
+        let e = update(&dir, &[row(13, "solvable")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("deal 13: no table"), "{e}");
+        let e = update(&dir, &[row(4, "solvable"), row(6, "unsolvable")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("deal 6") && e.contains("says winnable"), "{e}");
+        assert_eq!(std::fs::read(dir.join(bits)).unwrap(), before);
+        // 4 decided won, 7 tried again and still unknown, 5 repeated as the table has it.
+        update(
+            &dir,
+            &[row(4, "solvable"), row(7, "unknown"), row(5, "unsolvable")],
+        )
+        .unwrap();
+        let r = read_index(&dir).unwrap().remove(0);
+        assert_eq!((r.won, r.lost, r.unknown), (5, 6, 1));
+        assert_eq!(r.unknown_deals, "7");
+        // The same table as a batch with those rows would have written.
+        let mut all = rows.clone();
+        all.push(row(4, "solvable"));
+        let fresh = &tables(&all, true).unwrap()[0];
+        assert_eq!(r, fresh.row);
+        assert_eq!(std::fs::read(dir.join(bits)).unwrap(), fresh.bits);
+        // The last one: the table has no unknown deal left.
+        update(&dir, &[row(7, "unsolvable")]).unwrap();
+        let r = read_index(&dir).unwrap().remove(0);
+        assert_eq!(
+            (r.won, r.lost, r.unknown, r.unknown_deals.as_str()),
+            (5, 7, 0, "")
+        );
+        // A bit file that disagrees with its row is named.
+        std::fs::write(dir.join(bits), [0u8, 0]).unwrap();
+        let e = update(&dir, &[row(1, "unsolvable")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(bits) && e.contains("0 deals winnable"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -97,7 +97,8 @@ fn every_table_agrees_with_a_fresh_solve_of_a_sample() {
 }
 
 /// `castle stats --table` refuses a range with an unknown deal (exit 2, the deal named), and
-/// with `--allow-unknown` writes it, the deal listed and its bit clear.
+/// with `--allow-unknown` writes it, the deal listed and its bit clear; `--update` decides
+/// it later from a run over that deal alone.
 #[test]
 fn a_table_with_an_unknown_deal_is_written_only_when_allowed() {
     use crate::common::{castle, run_ok};
@@ -128,4 +129,34 @@ fn a_table_with_an_unknown_deal_is_written_only_when_allowed() {
     assert_eq!(t.won + t.lost, 3);
     let bits = std::fs::read(std::path::Path::new(tables).join(&t.bits)).unwrap();
     assert_eq!(winnable(&bits, 1, 4, 4), Some(false));
+
+    // Deal 4 decided by a later run of its own, and the table updated from that run's rows
+    // alone: the same table as one written from every row; a row of a deal outside the
+    // table is refused (exit 2).
+    let later = dir.path().join("g.csv");
+    let later = later.to_str().unwrap();
+    run_ok(&[
+        "batch", "-v", "fortress", "--seeds", "4", "-q", "--csv", later,
+    ]);
+    run_ok(&["stats", later, "--table", tables, "--update"]);
+    let whole = dir.path().join("w");
+    let whole = whole.to_str().unwrap();
+    run_ok(&["stats", csv, later, "--table", whole]);
+    let updated = read_index(std::path::Path::new(tables)).unwrap();
+    assert_eq!(updated, read_index(std::path::Path::new(whole)).unwrap());
+    assert_eq!(updated[0].unknown, 0);
+    let read = |d: &str| std::fs::read(std::path::Path::new(d).join(&t.bits)).unwrap();
+    assert_eq!(read(tables), read(whole));
+    let outside = dir.path().join("h.csv");
+    let outside = outside.to_str().unwrap();
+    run_ok(&[
+        "batch", "-v", "fortress", "--seeds", "9", "-q", "--csv", outside,
+    ]);
+    let out = castle()
+        .args(["stats", outside, "--table", tables, "--update"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("deal 9: no table"), "{err}");
 }
