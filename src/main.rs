@@ -117,13 +117,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Solve(a) => {
             let deal = a.load()?;
-            let solver = a.to_solver()?;
+            let mut solver = a.to_solver()?;
             if let Some(path) = &a.certificate {
                 cli::certificate::probe(path)?;
             }
             if !a.quiet {
                 commands::note(&deal.rules, &solver);
             }
+            // Ctrl-C or SIGTERM ends the search `unknown` (stopped), reported as any other
+            // outcome; a layered search on disk keeps its last checkpoint for the next run.
+            let interrupt = cli::signals::Interrupt::on_signals()?;
+            solver.stop = Some(std::sync::Arc::clone(&interrupt.flag));
             let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
             match a.format {
                 SolveFormat::Json => {
@@ -147,6 +151,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             if let Some(path) = &a.certificate {
                 cli::certificate::after_solve(&mut out, &a, &deal, &result, path)?;
+            }
+            if result.limit == Some(castle::Limit::Stopped) {
+                return Ok(ExitCode::from(interrupt.exit_code()));
             }
         }
         Command::CheckCertificate(a) => {

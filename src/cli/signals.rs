@@ -1,5 +1,6 @@
-//! Ctrl-C and SIGTERM for `castle batch`: a flag the batch looks at between rows, so that it
-//! stops with every row written whole and says how to go on. The handlers only store to
+//! Ctrl-C and SIGTERM for `castle batch` and `castle solve`: a flag the batch looks at between
+//! rows, so that it stops with every row written whole and says how to go on, and that ends a
+//! solve's search `unknown` (stopped), a layered search on disk keeping its last checkpoint. The handlers only store to
 //! atomics (signal-hook's `flag` module); a second signal ends the process at once (the rows
 //! are flushed one by one, so a batch resumes from there too).
 

@@ -340,3 +340,39 @@ fn a_stopped_last_pass_counts_the_deals_it_started() {
     let rows = std::fs::read_to_string(&csv).unwrap_or_default();
     assert!(rows.lines().count() <= 1, "{rows}");
 }
+
+/// `castle solve` stopped by Ctrl-C or SIGTERM reports the deal `unknown` (the solve was
+/// stopped) and exits with 130 or 143, as a shell reports a process the signal killed.
+/// Courtyard deal 4 is still searching after 2 s (the stop tests' `hard_courtyard`).
+#[cfg(unix)]
+#[test]
+fn a_solve_stopped_by_a_signal_reports_unknown() {
+    for (sig, code) in [("INT", 130), ("TERM", 143)] {
+        let child = Command::new(env!("CARGO_BIN_EXE_castle"))
+            .args([
+                "solve",
+                "-v",
+                "courtyard",
+                "-s",
+                "4",
+                "-j",
+                "1",
+                "-q",
+                "--format",
+                "json",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(1000));
+        signal(&child, sig);
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "SIG{sig}: {stderr}");
+        let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(report["verdict"], "unknown", "{stdout}");
+        assert_eq!(report["limit"], "stopped", "{stdout}");
+    }
+}
