@@ -16,7 +16,7 @@
 use crate::deal::{Deal, Numbering};
 use crate::report::Report;
 use crate::rules::Rules;
-use crate::solver::{Limit, Outcome, Solver, Verdict};
+use crate::solver::{Outcome, Solver, Verdict};
 use crate::stats::wilson;
 use crate::text::Cut;
 use crate::{Error, InputError, InputKind, Origin};
@@ -1118,7 +1118,6 @@ impl Batch {
                 progress(&tally);
             }
             let solver = pass.solver.clone();
-            let spill = pass.spill.clone();
             let certificates = o.certificates.clone();
             let numbering = o.numbering;
             let starts = Arc::new(starts);
@@ -1132,22 +1131,9 @@ impl Batch {
                         p.push(seed, &c.started())?;
                     }
                 }
-                // A layered search cut short in an earlier run left a checkpoint: it is taken
-                // up at once (see `Solver::takes_up_checkpoint`).
-                let out = match spill.as_ref().filter(|s| s.takes_up_checkpoint(deal)) {
-                    Some(s) => s.solve(deal)?,
-                    None => {
-                        let out = solver.solve(deal)?;
-                        match spill.as_ref().filter(|_| out.limit == Some(Limit::Memory)) {
-                            Some(s) => {
-                                let mut again = s.solve(deal)?;
-                                passes::Carry::default().after(&out, 0).charge(&mut again);
-                                again
-                            }
-                            None => out,
-                        }
-                    }
-                };
+                // With `--spill DIR` the last pass's solver goes on on disk when the deal fills
+                // its table, or takes up the checkpoint an earlier run left (`Solver::spill`).
+                let out = solver.solve(deal)?;
                 // A lost deal's verdict is final in any pass: its certificate is built here,
                 // on the worker.
                 let note = match &certificates {

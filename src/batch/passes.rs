@@ -74,9 +74,6 @@ pub struct Pass {
     pub workers: usize,
     /// The last pass: its `unknown` rows are written.
     pub last: bool,
-    /// A deal this pass leaves out of memory goes on with the layered search on disk (the
-    /// solver for it).
-    pub spill: Option<Solver>,
 }
 
 /// The passes of a batch, in order.
@@ -96,14 +93,15 @@ impl Plan {
                 solver: share(solver.clone(), threads),
                 workers: threads,
                 last: true,
-                spill: None,
             }],
         }
     }
 
     /// The passes of the module's opening for `solver`'s budgets, on `threads` threads.
-    /// `solver.spill` (with `solver.layered`) is the disk the last pass may go to; the
-    /// passes themselves run the usual schedule.
+    /// `solver.spill` is the disk the last pass may go to (its solver keeps it: a deal that
+    /// fills the table goes on on disk, see `Solver::spill`); every pass runs the usual
+    /// schedule, the earlier ones without a spill directory (a deal that runs out of memory
+    /// there goes to the last pass).
     pub fn rising(solver: &Solver, threads: usize) -> Plan {
         Plan::rising_with(solver, threads, &PASS_NODES)
     }
@@ -130,7 +128,6 @@ impl Plan {
                     solver: s,
                     workers: threads,
                     last: false,
-                    spill: None,
                 }
             })
             .collect();
@@ -138,25 +135,22 @@ impl Plan {
             // `--max-nodes` below the first pass's budget: the one pass is the whole range, not
             // a tail of hard deals, so each worker takes a deal (deterministic node counts, and
             // no in-deal parallel search spent on easy deals), as `--one-pass` does.
-            let mut one = Plan::one(&base, threads);
-            one.passes[0].spill = solver.spill.clone().map(|dir| Solver {
-                layered: true,
-                spill: Some(dir),
-                ..share(base.clone(), threads)
-            });
-            return one;
+            return Plan::one(
+                &Solver {
+                    spill: solver.spill.clone(),
+                    ..base
+                },
+                threads,
+            );
         }
-        let spill = solver.spill.clone().map(|dir| Solver {
-            layered: true,
-            spill: Some(dir),
-            threads,
-            ..base.clone()
-        });
         passes.push(Pass {
-            solver: Solver { threads, ..base },
+            solver: Solver {
+                threads,
+                spill: solver.spill.clone(),
+                ..base
+            },
             workers: 1,
             last: true,
-            spill,
         });
         Plan { passes }
     }
@@ -208,7 +202,7 @@ impl Carry {
         c.nodes += out.nodes;
         c.ms += (out.seconds * 1000.0).round() as u64;
         c.cpu_ms += (out.cpu_seconds * 1000.0).round() as u64;
-        c.spent = add(c.spent, out.spent);
+        c.spent = c.spent + out.spent;
         c
     }
 
@@ -239,7 +233,7 @@ impl Carry {
         out.nodes += self.nodes;
         out.seconds += self.ms as f64 / 1000.0;
         out.cpu_seconds += self.cpu_ms as f64 / 1000.0;
-        out.spent = add(out.spent, self.spent);
+        out.spent = out.spent + self.spent;
     }
 
     /// The carry's line in the pending file (see [`PendingFile`]).
@@ -303,16 +297,6 @@ impl Carry {
 fn share(mut solver: Solver, workers: usize) -> Solver {
     solver.limits.memory_bytes = (solver.limits.memory_bytes / workers.max(1)).max(1 << 20);
     solver
-}
-
-fn add(a: Spent, b: Spent) -> Spent {
-    Spent {
-        quick: a.quick + b.quick,
-        portfolio: a.portfolio + b.portfolio,
-        quotient: a.quotient + b.quotient,
-        attempts: a.attempts + b.attempts,
-        probes: a.probes + b.probes,
-    }
 }
 
 /// The file of deals left for a later pass (see "Resume" in the module's opening): a header

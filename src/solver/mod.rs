@@ -393,6 +393,7 @@ impl Solver {
             })
         };
         out.nodes += first.nodes;
+        out.spent = out.spent + first.spent;
         out.best_home = out.best_home.max(first.best_home);
         out.attempts += first.attempts;
         out.seconds = t0.elapsed().as_secs_f64();

@@ -210,6 +210,21 @@ pub struct Spent {
     pub probes: u64,
 }
 
+impl std::ops::Add for Spent {
+    type Output = Spent;
+
+    /// Each phase's nodes of both.
+    fn add(self, b: Spent) -> Spent {
+        Spent {
+            quick: self.quick + b.quick,
+            portfolio: self.portfolio + b.portfolio,
+            quotient: self.quotient + b.quotient,
+            attempts: self.attempts + b.attempts,
+            probes: self.probes + b.probes,
+        }
+    }
+}
+
 impl Spent {
     /// Every phase's nodes.
     pub const fn total(&self) -> u64 {

@@ -544,6 +544,68 @@ fn batch_retries_unknown_deals_with_a_spill_directory() {
     assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0);
 }
 
+/// A batch's last pass with `--spill DIR` is the solve's own path (`Solver::spill`): bc 85
+/// (lost, as the plain exact search proves in `spill_goes_to_disk_only_when_the_memory_runs_out`)
+/// in 3 MiB fills the schedule's table, goes on on disk and is proved lost there, its row
+/// counting the schedule's nodes too; and with `--max-nodes` the schedule and the layered
+/// search share the one budget.
+#[test]
+fn a_batch_last_pass_goes_on_on_disk_within_its_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let spill = dir.path().join("spill");
+    let spill = spill.to_str().unwrap();
+    let row = |extra: &[&str]| -> serde_json::Value {
+        let base = [
+            "batch",
+            "-v",
+            "bc",
+            "--seeds",
+            "85",
+            "--no-quotient",
+            "--memory",
+            "3",
+            "-j",
+            "1",
+            "-q",
+            "-f",
+            "jsonl",
+        ];
+        let out = common::run_ok(&[&base[..], extra].concat());
+        serde_json::from_str(out.lines().next().unwrap()).unwrap()
+    };
+    let disk = row(&["--spill", spill]);
+    assert_eq!(
+        (&disk["verdict"], &disk["phase"]),
+        (&"unsolvable".into(), &"layered".into()),
+        "{disk}"
+    );
+    let alone = common::run_ok(&[
+        "solve",
+        "-v",
+        "bc",
+        "-s",
+        "85",
+        "--layered",
+        "-f",
+        "json",
+        "-q",
+    ]);
+    let alone: serde_json::Value = serde_json::from_str(&alone).unwrap();
+    assert_eq!(alone["verdict"], "unsolvable");
+    assert!(
+        disk["nodes"].as_u64() > alone["nodes"].as_u64(),
+        "{disk} {alone}"
+    );
+    // The layered search alone takes more than this budget: the schedule's nodes and its
+    // share both count against it.
+    let budget = alone["nodes"].as_u64().unwrap() / 2;
+    let cut = row(&["--spill", spill, "--max-nodes", &budget.to_string()]);
+    assert_eq!(cut["verdict"], "unknown", "{cut}");
+    let nodes = cut["nodes"].as_u64().unwrap();
+    assert!(nodes <= budget + budget / 10, "{nodes} nodes of {budget}");
+    assert_eq!(std::fs::read_dir(spill).unwrap().count(), 0);
+}
+
 /// The layered search with checkpoints after every class, under `root`, within `nodes` and
 /// `memory` bytes, on `threads` threads.
 fn layered_checkpointed(
