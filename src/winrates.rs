@@ -414,7 +414,7 @@ fn read_table(dir: &Path, row: &TableRow) -> Result<BTreeMap<u64, Option<bool>>,
 pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
     let new = groups(rows)?;
     let mut index = read_index(dir)?;
-    let mut written = Vec::new();
+    let mut writes = Vec::new();
     for ((variant, numbering, opts), verdicts) in &new {
         let held = |r: &TableRow, s: u64| {
             (&r.variant, &r.numbering, &r.options) == (variant, numbering, opts)
@@ -466,14 +466,19 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
                 &seeds,
                 true,
             )?;
-            let path = dir.join(&row.bits);
-            std::fs::write(&path, &t.bits)?;
-            written.push(path);
+            // Written only once every table is checked: a refusal leaves the files as
+            // they were.
+            writes.push((dir.join(&row.bits), t.bits));
             *row = TableRow {
                 bits: row.bits.clone(),
                 ..t.row
             };
         }
+    }
+    let mut written = Vec::new();
+    for (path, bits) in writes {
+        std::fs::write(&path, bits)?;
+        written.push(path);
     }
     written.push(write_index(dir, index)?);
     Ok(written)
@@ -597,6 +602,20 @@ mod tests {
             .to_string();
         assert!(e.contains("deal 6") && e.contains("says winnable"), "{e}");
         assert_eq!(std::fs::read(dir.join(bits)).unwrap(), before);
+        // A second table over deals 3..=5 that has deal 5 won: a row with 5 lost agrees with
+        // the first table (checked first) and is refused by the second, and the first
+        // table's deal 4 is not written either.
+        let inner = [row(3, "solvable"), row(4, "unknown"), row(5, "solvable")];
+        write(&dir, &inner, true).unwrap();
+        let e = update(&dir, &[row(4, "solvable"), row(5, "unsolvable")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("deal 5") && e.contains("3-5.bits"), "{e}");
+        assert_eq!(std::fs::read(dir.join(bits)).unwrap(), before);
+        std::fs::remove_file(dir.join("beleaguered-castle-castle-3-5.bits")).unwrap();
+        let mut index = read_index(&dir).unwrap();
+        index.retain(|r| r.first == 1);
+        write_index(&dir, index).unwrap();
         // 4 decided won, 7 tried again and still unknown, 5 repeated as the table has it.
         update(
             &dir,
