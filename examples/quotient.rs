@@ -22,7 +22,9 @@
 use castle::deal::Numbering;
 use castle::formats::{read_deal, ReadOptions};
 use castle::rules::SequenceMoves;
-use castle::solver::quotient::{concrete_line, search, QuotientOptions, QuotientVerdict};
+use castle::solver::quotient::{
+    concrete_line, search, wrong_branches, QuotientOptions, QuotientVerdict,
+};
 use castle::{Deal, Limits, Solver, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
 
@@ -61,6 +63,8 @@ fn main() {
     let mut exact = false;
     let mut exact_nodes = 20_000_000u64;
     let mut lost_only = false;
+    let mut refine = 0u32;
+    let mut step = usize::MAX;
     let mut it = args.iter();
     let bad = |what: &str| -> ! {
         eprintln!("quotient example: {what} (see the header of examples/quotient.rs)");
@@ -107,6 +111,8 @@ fn main() {
             "--exact" => exact = true,
             "--exact-nodes" => exact_nodes = val().parse().unwrap_or_else(|_| bad("--exact-nodes")),
             "--lost-only" => lost_only = true,
+            "--refine-step" => step = val().parse().unwrap_or_else(|_| bad("--refine-step")),
+            "--refine" => refine = val().parse().unwrap_or_else(|_| bad("--refine")),
             "--plain" => opts.dealt = false,
             "--repeat" => opts.no_repeat = false,
             other => bad(&format!("unknown argument `{other}`")),
@@ -141,8 +147,10 @@ fn main() {
     if deals.is_empty() {
         bad("give --seed, --seeds or --deal");
     }
-    println!("deal\tk\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tconcrete\texact\texact_states\texact_nodes\texact_seconds");
+    println!("deal\tk\tkept\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tconcrete\texact\texact_states\texact_nodes\texact_seconds");
     let mut sum = [0u64; 2];
+    // The refinement's kept cards (`u64::MAX`: this window's rounds are over).
+    let mut kept = 0u64;
     for (name, deal) in &deals {
         let ex = exact.then(|| {
             let solver = Solver {
@@ -161,10 +169,18 @@ fn main() {
         {
             continue;
         }
-        for &k in &ks {
+        for (k, round) in ks
+            .iter()
+            .flat_map(|&k| (0..=refine).map(move |round| (k, round)))
+        {
+            if round == 0 {
+                kept = 0;
+            } else if kept == u64::MAX {
+                continue;
+            }
             let stop = AtomicBool::new(false);
             let cpu0 = thread_cpu();
-            let r = search(deal, &QuotientOptions { k, ..opts }, &stop);
+            let r = search(deal, &QuotientOptions { k, kept, ..opts }, &stop);
             let cpu = thread_cpu() - cpu0;
             let (ev, es, en, et) = ex.as_ref().map_or(
                 (
@@ -193,8 +209,21 @@ fn main() {
                 }
                 _ => "-".to_string(),
             };
+            let shown = kept.count_ones();
+            // The next round keeps the cards this branch win got wrong, if any are new.
+            let wrong = match r.verdict {
+                QuotientVerdict::BranchWin if concrete_line(deal, &r.line).is_some() => 0,
+                QuotientVerdict::BranchWin => wrong_branches(deal, &r.line)
+                    .iter()
+                    .map(|&c| 1u64 << c)
+                    .filter(|b| b & kept == 0)
+                    .take(step)
+                    .fold(0, |m, b| m | b),
+                _ => 0,
+            };
+            kept = if wrong == 0 { u64::MAX } else { kept | wrong };
             println!(
-                "{name}\t{k}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{concrete}\t{ev}\t{es}\t{en}\t{et}",
+                "{name}\t{k}\t{shown}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{concrete}\t{ev}\t{es}\t{en}\t{et}",
                 r.verdict,
                 r.positions,
                 r.nodes,

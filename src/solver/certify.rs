@@ -151,6 +151,7 @@ pub fn certify(
             autoplay: opts.autoplay,
             no_repeat: false,
             dealt,
+            kept: 0,
         };
         let (r, members) = quotient::search_collect(deal, &qopts, &AtomicBool::new(false), encoder);
         match r.verdict {

@@ -127,6 +127,24 @@
 //! With the refinement `k = 13` counts more positions than the exact search (a card moved
 //! away and back is told from one never moved); the verdicts are the same.
 //!
+//! # Refining by the cards a branch got wrong ([`QuotientOptions::kept`])
+//! A branch win whose line does not win on the deal took, somewhere, a branch that gave suit
+//! `s` to a card of rank `r` that is not `(s, r)`: following the line on the deal's cards by
+//! place (its tableau moves are moves on ranks, and a foundation move takes the pile's top
+//! card, whose rank is right), the card it sends home as `(s, r)` has another suit
+//! ([`wrong_branches`]). Widening the window fixes four more cards per step, most of which no
+//! branch got wrong, and the space grows with each; instead, a run may name a set `K` of
+//! cards that stay fixed whatever the window: `(s, r)` not home is fixed if
+//! `next_s <= r < next_s + k` or `(s, r)` is in `K`. The argument above holds unchanged: a
+//! tableau move changes no status; a foundation move of `(s, next_s)` slides the window onto
+//! `(s, next_s + k)`, which either is in `K` (fixed already, with its suit, at its place:
+//! the abstract move has no branch, and `α(c')` is its one successor) or was unfixed (the
+//! branch at its true place, as before); every other card keeps its status. The reductions
+//! read foundations, fixed cards and ranks, so their arguments carry over, and the key's
+//! codes depend on the foundations, `k` and `K`, all fixed for a run, so it stays decodable.
+//! So a `Lost` with any `K` is a proof; keeping a card a branch got wrong removes every
+//! abstract line through that branch, so the next run cannot return the same line.
+//!
 //! # The key
 //! Fixed-size words, exact (a `Lost` never rests on a hash): one sentinel bit, the four
 //! foundation heights (4 bits each), the pile lengths sorted (unary differences), then the
@@ -218,6 +236,10 @@ pub struct QuotientOptions {
     /// every lost deal at `k = 2` with a twentieth of the exact search's states (see
     /// "Measured").
     pub dealt: bool,
+    /// Cards kept with their suit whatever the window, one bit per card code
+    /// (`rank * 4 + suit`): the refinement's cards (see "Refining by the cards a branch got
+    /// wrong" in the module docs). 0 keeps none.
+    pub kept: u64,
 }
 
 impl Default for QuotientOptions {
@@ -230,6 +252,7 @@ impl Default for QuotientOptions {
             autoplay: true,
             no_repeat: true,
             dealt: true,
+            kept: 0,
         }
     }
 }
@@ -369,6 +392,9 @@ pub struct AbstractMove {
     pub to: Option<u8>,
     /// Cards moved (more than one only with unlimited sequence moves).
     pub count: u8,
+    /// For a foundation move, the suit the abstraction gave the card (castle's suit index,
+    /// [`crate::card::Card::suit_index`]); `None` for a tableau move.
+    pub suit: Option<u8>,
 }
 
 /// What a quotient search found, and what it cost.
@@ -434,7 +460,7 @@ fn run_search(
         depth: 0,
     };
     let mut members = None;
-    match Abs::new(deal, opts.k, opts.dealt) {
+    match Abs::new(deal, opts.k, opts.dealt, opts.kept) {
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
         Ok(root) => {
             #[cfg(test)]
@@ -509,6 +535,51 @@ pub fn concrete_line(deal: &Deal, line: &[AbstractMove]) -> Option<Vec<Move>> {
         out.push(mv);
     }
     (board.cards_out() == 0).then_some(out)
+}
+
+/// The cards a branch win's `line` sent home under a suit they do not have on `deal`, in
+/// the line's order, as card codes (`rank * 4 + suit`, the bits of
+/// [`QuotientOptions::kept`]): each is a card `(s, r)` the abstraction placed wrongly when
+/// suit `s`'s window reached rank `r` (the card it sent home as `(s, r)` was another suit's).
+/// Keeping one makes every line through its wrong branches impossible (see "Refining by the
+/// cards a branch got wrong" in the module docs). Empty if the line wins on the deal.
+///
+/// The line is followed on the deal's cards by place: its tableau moves are moves on ranks,
+/// legal on the deal whatever the suits, and a foundation move takes the pile's top card,
+/// whose rank is the abstraction's; only the suit can differ.
+pub fn wrong_branches(deal: &Deal, line: &[AbstractMove]) -> Vec<u8> {
+    let mut piles: Vec<Vec<crate::card::Card>> = deal.tableau.clone();
+    let mut wrong = Vec::new();
+    for m in line {
+        let Some(from) = piles.get_mut(usize::from(m.from)) else {
+            break;
+        };
+        let n = usize::from(m.count);
+        if n == 0 || from.len() < n {
+            break;
+        }
+        let moved = from.split_off(from.len() - n);
+        match (m.to, m.suit) {
+            (Some(to), _) => match piles.get_mut(usize::from(to)) {
+                Some(p) => p.extend(moved),
+                None => break,
+            },
+            (None, Some(suit)) => {
+                let card = moved[0];
+                if card.suit_index() != usize::from(suit) {
+                    wrong.push(card.rank() * 4 + suit);
+                }
+            }
+            (None, None) => break,
+        }
+    }
+    wrong
+}
+
+/// True if card `(suit, rank)` is one of the `kept` cards ([`QuotientOptions::kept`]).
+#[inline]
+const fn kept(kept: u64, rank: u8, suit: u8) -> bool {
+    kept >> (rank * 4 + suit) & 1 != 0
 }
 
 /// A symbol: rank in the high bits, tag (a fixed card's suit, or [`UNFIXED`]) in the low 3.
@@ -604,10 +675,12 @@ struct Abs {
     dealt_at: [(u8, u8); 64],
     /// The dealt refinement is on.
     dealt: bool,
+    /// Cards fixed whatever the window ([`QuotientOptions::kept`]).
+    kept: u64,
 }
 
 impl Abs {
-    fn new(deal: &Deal, k: u8, dealt: bool) -> Result<Abs, Refusal> {
+    fn new(deal: &Deal, k: u8, dealt: bool, kept: u64) -> Result<Abs, Refusal> {
         let r = &deal.rules;
         if r.build != Build::DownAnySuit {
             return Err(Refusal::Build);
@@ -641,6 +714,7 @@ impl Abs {
             prefix: [0; MAX_PILES],
             dealt_at: [(NO_BRANCH, 0); 64],
             dealt,
+            kept,
         };
         for (i, p) in deal.tableau.iter().enumerate() {
             for (q, c) in p.iter().enumerate() {
@@ -656,7 +730,7 @@ impl Abs {
     /// The symbol of card `(suit, rank)` (not home) in this position.
     fn symbol_of(&self, rank: u8, suit: u8) -> u8 {
         let f = self.f[suit as usize];
-        if f < rank && rank <= f + self.k {
+        if f < rank && (rank <= f + self.k || kept(self.kept, rank, suit)) {
             sym(rank, suit)
         } else {
             sym(rank, UNFIXED)
@@ -706,7 +780,8 @@ impl Abs {
         let c = self.top(i);
         let (rank, suit) = (c >> 3, c & 7);
         let r = rank + self.k;
-        if r > KING {
+        // Past the king, or a kept card (fixed already): nothing enters the window unknown.
+        if r > KING || kept(self.kept, r, suit) {
             out.push(AMove::home(i, suit, NO_BRANCH, 0));
             return Ok(());
         }
@@ -890,22 +965,25 @@ impl Codes {
     }
 
     #[inline]
-    fn update(&mut self, f: [u8; 4], k: u8) {
+    fn update(&mut self, f: [u8; 4], k: u8, kept_cards: u64) {
         if f == self.f {
             return;
         }
         self.f = f;
+        let fixed = |s: u8, r: u8| {
+            let h = f[s as usize];
+            h < r && (r <= h + k || kept(kept_cards, r, s))
+        };
         for r in 1..=KING {
             let mut options = 0u32;
             let mut index = [0u32; 5];
             for s in 0..4u8 {
-                let h = f[s as usize];
-                if h < r && r <= h + k {
+                if fixed(s, r) {
                     index[s as usize] = options;
                     options += 1;
                 }
             }
-            let unfixed = (0..4).any(|s| f[s] + k < r);
+            let unfixed = (0..4u8).any(|s| f[s as usize] + k < r && !kept(kept_cards, r, s));
             index[UNFIXED as usize] = options;
             if unfixed {
                 options += 1;
@@ -918,8 +996,7 @@ impl Codes {
                 let valid = if tag == UNFIXED {
                     unfixed
                 } else {
-                    let h = f[tag as usize];
-                    h < r && r <= h + k
+                    fixed(tag, r)
                 };
                 self.code[sym(r, tag) as usize] = if valid {
                     (u32::from(r) << bits | index[tag as usize], 4 + bits)
@@ -1153,7 +1230,7 @@ impl<'a> Search<'a> {
     #[inline]
     fn key(&mut self) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
         let a = &self.a;
-        self.codes.update(a.f, a.k);
+        self.codes.update(a.f, a.k, a.kept);
         let n = a.n;
         // Piles sorted by (length, cards): the first eight bytes as one word decide almost
         // every comparison.
@@ -1337,6 +1414,7 @@ impl<'a> Search<'a> {
                 from: m.from() as u8,
                 to: (m.to() != FOUND).then(|| m.to()),
                 count: m.count() as u8,
+                suit: (m.to() == FOUND).then(|| m.suit()),
             })
             .collect()
     }
@@ -1457,7 +1535,7 @@ pub(crate) mod tests {
             dealt: false,
             ..QuotientOptions::default()
         };
-        let mut a = Abs::new(&ace_on_top(), 2, false).unwrap();
+        let mut a = Abs::new(&ace_on_top(), 2, false, 0).unwrap();
         assert_eq!(run_on(a.clone(), &opts), QuotientVerdict::Lost);
         forget_rank(&mut a, 3);
         assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::NoBranch));
@@ -1471,7 +1549,7 @@ pub(crate) mod tests {
             k: 2,
             ..QuotientOptions::default()
         };
-        let mut a = Abs::new(&ace_on_top(), 2, true).unwrap();
+        let mut a = Abs::new(&ace_on_top(), 2, true, 0).unwrap();
         let (p, q) = a.dealt_at[3 * 4];
         assert!(
             q < a.prefix[p as usize],
@@ -1494,7 +1572,7 @@ pub(crate) mod tests {
             ..QuotientOptions::default()
         };
         let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
-        let mut a = Abs::new(&deal, 2, false).unwrap();
+        let mut a = Abs::new(&deal, 2, false, 0).unwrap();
         let stop = AtomicBool::new(false);
         let mut s = Search::new(a.clone(), &opts, &stop, Instant::now());
         assert!(s.key().is_ok());
@@ -1606,7 +1684,7 @@ pub(crate) mod tests {
                     }
                     let deal = Deal::from_seed(rules, seed);
                     let mut s = Search::new(
-                        Abs::new(&deal, k, dealt).unwrap(),
+                        Abs::new(&deal, k, dealt, 0).unwrap(),
                         &opts,
                         &stop,
                         Instant::now(),

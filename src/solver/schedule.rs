@@ -741,17 +741,20 @@ pub const QUOTIENT_SHARE: u64 = 4;
 /// 57.9 s with this share, the first run of 50,000, probes at 1/2 and the portfolio at 1/8.
 pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
 
-/// The window of the first run. A branch win at window `k` makes the next run use `k + 1`
-/// (fewer cards merged, fewer false branches), up to [`QUOTIENT_MAX_K`].
+/// The window of every run. A false branch win makes the next run keep one more card with
+/// its suit ([`QuotientOptions::kept`], see [`QuotientSchedule::run`]); the window widens
+/// (up to [`QUOTIENT_MAX_K`]) only if a false win named no card to keep, which cannot happen.
 pub const QUOTIENT_FIRST_K: u8 = 2;
 
-/// The largest window the schedule widens to one card at a time (every window gives the
+/// The fallback's widest window, before [`QUOTIENT_EXACT_K`] (see [`QUOTIENT_FIRST_K`]: the
+/// schedule widened its window one card at a time before it kept cards). The measure behind
+/// it: every window gives the
 /// exact search's verdict-bearing positions more room, and at this size the quotient is
 /// rarely smaller than the exact search). After a branch win there the runs go on at
 /// [`QUOTIENT_EXACT_K`].
 pub const QUOTIENT_MAX_K: u8 = 5;
 
-/// The window of the runs after a branch win at [`QUOTIENT_MAX_K`]: every card not home is
+/// The fallback's window after a branch win at [`QUOTIENT_MAX_K`]: every card not home is
 /// fixed, so nothing branches and the run is an exact search of its own (the dealt
 /// refinement's positions, piles sorted, one depth-first search in the order its moves are
 /// generated, never restarted). Its `Lost` is a proof as at any window, and its win is a
@@ -780,6 +783,8 @@ pub(super) struct QuotientSchedule {
     off: bool,
     /// Some run met a branch win: the deal looks winnable (see [`QUOTIENT_SHARE`]).
     branched: bool,
+    /// Cards the runs keep with their suit whatever the window ([`QuotientOptions::kept`]).
+    kept: u64,
 }
 
 /// What a run of the quotient phase decided.
@@ -809,6 +814,7 @@ impl QuotientSchedule {
             credit: QUOTIENT_FIRST_NODES,
             off: false,
             branched: false,
+            kept: 0,
         }
     }
 
@@ -857,6 +863,7 @@ impl QuotientSchedule {
             };
             let opts = QuotientOptions {
                 k: self.k,
+                kept: self.kept,
                 max_nodes: Some(nodes),
                 max_seconds,
                 max_bytes: bytes,
@@ -877,11 +884,24 @@ impl QuotientSchedule {
                 QuotientVerdict::BranchWin => {
                     self.branched = true;
                     // A branch win whose line is legal on the deal itself is a win (every
-                    // branch it took was the real card); otherwise a wider window.
+                    // branch it took was the real card).
                     if let Some(line) = quotient::concrete_line(deal, &r.line) {
                         return QuotientStep::Won { line };
                     }
-                    if self.k < QUOTIENT_MAX_K {
+                    // Otherwise the next run keeps the first card the line's branches got
+                    // wrong, at the same window (see "Refining by the cards a branch got
+                    // wrong" in the quotient's docs): every line through that branch is gone,
+                    // and the space grows by one card's suit, not a window's four.
+                    let wrong = quotient::wrong_branches(deal, &r.line)
+                        .into_iter()
+                        .map(|c| 1u64 << c)
+                        .find(|b| b & self.kept == 0);
+                    if let Some(card) = wrong {
+                        self.kept |= card;
+                    } else if self.k < QUOTIENT_MAX_K {
+                        // No card to keep: a line that fails on the deal sends home a card
+                        // under a suit it lacks, and a kept card is never branched, so this
+                        // does not happen; a wider window, as before refining, if it did.
                         self.k += 1;
                     } else if self.k < QUOTIENT_EXACT_K {
                         self.k = QUOTIENT_EXACT_K;
@@ -1092,10 +1112,7 @@ impl<'a, const W: usize> Context<'a, W> {
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        luby, Clock, QuotientSchedule, QuotientStep, QUOTIENT_EXACT_K, QUOTIENT_FIRST_K,
-        QUOTIENT_MAX_K,
-    };
+    use super::{luby, Clock, QuotientSchedule, QuotientStep, QUOTIENT_FIRST_K};
 
     /// A quotient run that meets a broken invariant ends the solve as an error, never as
     /// `unsolvable`: the deal (streets-and-alleys 1 with the ace of clubs on top of a pile) is
@@ -1173,12 +1190,13 @@ mod tests {
         assert!(!matches!(step, QuotientStep::Deadline));
     }
 
-    /// Beleaguered-castle 13: the windows 2 to 5 each meet a won abstract position whose line
-    /// does not replay on the deal (measured with `examples/quotient.rs --seed 13 -k
-    /// 2,3,4,5,13`); the runs then go on at the exact window, where nothing branches, and the
-    /// win found there is a win: the checker replays it on the deal.
+    /// Beleaguered-castle 13: its first run (`k = 2`) meets a won abstract position whose line
+    /// does not replay on the deal, and so do the next seven, each keeping one more card the
+    /// line before got wrong; the ninth run's line wins on the deal (measured with
+    /// `examples/quotient.rs --seed 13 -k 2 --refine 20 --refine-step 1`). The phase returns
+    /// it, the checker replays it, and the window never widened.
     #[test]
-    fn after_the_widest_window_the_runs_go_on_exact_and_their_win_replays() {
+    fn false_branch_wins_keep_cards_until_a_line_wins_on_the_deal() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
         let mut q = QuotientSchedule::new();
         q.credit = u64::MAX / 2;
@@ -1187,10 +1205,10 @@ mod tests {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win"),
         }
-        assert_eq!(q.k, QUOTIENT_EXACT_K, "won before the exact window");
-        // One run per window from the first, each its first budget at most.
-        let runs = u64::from(QUOTIENT_MAX_K - QUOTIENT_FIRST_K) + 2;
-        assert!(done > 0 && done <= runs * q.budget, "{done} nodes");
+        assert_eq!(q.k, QUOTIENT_FIRST_K, "the window widened");
+        assert_eq!(q.kept.count_ones(), 8, "cards kept before the win");
+        // Nine runs, each its first budget at most.
+        assert!(done > 0 && done <= 9 * q.budget, "{done} nodes");
     }
 
     /// A run out of room while others hold loans is `Short`: not charged, the phase still

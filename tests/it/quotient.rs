@@ -8,7 +8,8 @@ use crate::common::{cards, exact, f8, plain_dfs, solve_checked};
 use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
-    concrete_line, search, QuotientLimit, QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
+    concrete_line, search, wrong_branches, QuotientLimit, QuotientOptions, QuotientResult,
+    QuotientVerdict, Refusal,
 };
 use castle::{Deal, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
@@ -322,6 +323,138 @@ fn a_branch_win_can_be_false() {
         quotient(&deal, 13, 1_000_000).verdict,
         QuotientVerdict::Lost
     );
+    // The line names the cards its branches got wrong; keeping them, the same window no
+    // longer meets that line, and keeping one wrong card after each false win proves the
+    // deal lost.
+    let wrong = wrong_branches(&deal, &q.line);
+    assert!(!wrong.is_empty());
+    let kept = wrong.iter().fold(0u64, |m, &c| m | 1 << c);
+    let opts = QuotientOptions {
+        k: 3,
+        dealt: false,
+        kept,
+        max_nodes: Some(1_000_000),
+        max_bytes: 1 << 30,
+        ..QuotientOptions::default()
+    };
+    let again = search(&deal, &opts, &AtomicBool::new(false));
+    assert!(again.verdict == QuotientVerdict::Lost || again.line != q.line);
+    let (q, kept) = refine(&deal, 3, false, 60, 1_000_000);
+    assert_eq!(q.verdict, QuotientVerdict::Lost);
+    assert_ne!(kept, 0);
+}
+
+/// Every card of the deck, as a `kept` mask.
+const ALL_CARDS: u64 = ((1u64 << 56) - 1) & !0xF;
+
+/// The refinement loop: a run with window `k`; after a branch win whose line does not win on
+/// the deal, the next keeps the first card it got wrong; at most `rounds` runs. Returns the
+/// last run and the cards kept for it. Every branch win it meets must replay on the deal or
+/// name a card not kept yet (else the loop could not progress).
+fn refine(deal: &Deal, k: u8, dealt: bool, rounds: u32, nodes: u64) -> (QuotientResult, u64) {
+    let mut kept = 0u64;
+    let mut last = None;
+    for _ in 0..rounds {
+        let opts = QuotientOptions {
+            k,
+            dealt,
+            kept,
+            max_nodes: Some(nodes),
+            max_bytes: 1 << 30,
+            ..QuotientOptions::default()
+        };
+        let q = search(deal, &opts, &AtomicBool::new(false));
+        if q.verdict != QuotientVerdict::BranchWin || concrete_line(deal, &q.line).is_some() {
+            return (q, kept);
+        }
+        let new = wrong_branches(deal, &q.line)
+            .into_iter()
+            .map(|c| 1u64 << c)
+            .find(|b| b & kept == 0)
+            .expect("a false branch win names a card the runs do not keep yet");
+        last = Some((q, kept));
+        kept |= new;
+    }
+    last.expect("at least one round")
+}
+
+/// Keeping cards ([`QuotientOptions::kept`]) refines the abstraction: a `Lost` with any kept
+/// set is never a deal the plain depth-first search wins, and every `Lost` it decides is
+/// `unsolvable` there; every false branch win names a card to keep; and refining proves
+/// deals lost that the same window without it leaves at a branch win.
+#[test]
+fn refined_lost_is_never_winnable() {
+    let (mut lost, mut confirmed, mut by_refining) = (0, 0, 0);
+    for (variant, start, unlimited, seeds) in [
+        (Variant::BeleagueredCastle, Some(4), false, 1..100),
+        (Variant::BeleagueredCastle, Some(5), true, 1..60),
+        (Variant::StreetsAndAlleys, Some(4), false, 1..80),
+        (Variant::Citadel, Some(4), false, 1..60),
+        (Variant::BeleagueredCastle, None, false, 1..40),
+        (Variant::StreetsAndAlleys, None, false, 1..30),
+    ] {
+        let r = rules(variant, start, unlimited);
+        for seed in seeds {
+            let deal = Deal::from_seed(r, seed);
+            let mut verdict = None;
+            for (k, dealt) in [(1, false), (1, true), (2, true)] {
+                let (q, kept) = refine(&deal, k, dealt, 8, 40_000);
+                if q.verdict != QuotientVerdict::Lost {
+                    continue;
+                }
+                lost += 1;
+                by_refining += u32::from(kept != 0);
+                let v = *verdict
+                    .get_or_insert_with(|| solve_checked(&plain_dfs(400_000), &deal).verdict);
+                assert_ne!(
+                    v,
+                    Verdict::Solvable,
+                    "{variant} {start:?} seed {seed} k {k} dealt {dealt} kept {kept:#x}: \
+                     refined quotient says lost, the plain search won"
+                );
+                confirmed += u32::from(v == Verdict::Unsolvable);
+            }
+        }
+    }
+    eprintln!("{lost} lost ({by_refining} after refining), {confirmed} confirmed");
+    assert!(
+        lost > 50 && by_refining > 10 && confirmed > 30,
+        "{lost} {by_refining} {confirmed}"
+    );
+}
+
+/// Keeping every card fixes every card, as the widest window does: with the same `k = 1`
+/// otherwise, the runs store exactly the positions of `k = 13` (plain, where the key is the
+/// exact search's up to pile order) and give the same verdicts.
+#[test]
+fn keeping_every_card_is_the_widest_window() {
+    let (mut compared, mut won) = (0, 0);
+    for seed in 1..120 {
+        let deal = Deal::from_seed(rules(Variant::BeleagueredCastle, Some(4), false), seed);
+        let wide = quotient(&deal, 13, 300_000);
+        let opts = QuotientOptions {
+            k: 1,
+            dealt: false,
+            kept: ALL_CARDS,
+            max_nodes: Some(300_000),
+            max_bytes: 1 << 30,
+            ..QuotientOptions::default()
+        };
+        let all = search(&deal, &opts, &AtomicBool::new(false));
+        if matches!(wide.verdict, QuotientVerdict::Limit(_)) {
+            continue;
+        }
+        assert_eq!(all.verdict, wide.verdict, "seed {seed}");
+        if wide.verdict == QuotientVerdict::Lost {
+            assert_eq!(all.positions, wide.positions, "seed {seed}");
+            compared += 1;
+        } else {
+            let moves = concrete_line(&deal, &all.line).expect("nothing branches");
+            check_win(&deal, &steps_of(&moves)).unwrap();
+            won += 1;
+        }
+    }
+    assert!(compared >= 5 && won > 20, "{compared} lost, {won} won");
 }
 
 #[test]
