@@ -258,8 +258,8 @@ pub fn check(cert: &Certificate, threads: usize) -> Result<Checked, Rejection> {
                 .map_err(|m| Rejection::Setup(m.0))?;
             run(&rules, cert, threads)
         }
-        Kind::Quotient { k, dealt } => {
-            let rules = Quotient::new(cert.game, &cert.start, k, dealt, cert.autoplay)
+        Kind::Quotient { k, dealt, kept } => {
+            let rules = Quotient::new(cert.game, &cert.start, k, dealt, kept, cert.autoplay)
                 .map_err(|m| Rejection::Setup(m.0))?;
             run(&rules, cert, threads)
         }

@@ -84,9 +84,10 @@ impl Write for Count {
 
 /// Writes what the compressed stream holds; returns the members' bytes.
 fn body(cert: &Certificate, z: &mut impl Write) -> std::io::Result<u64> {
-    let (kind, k, dealt) = match cert.kind {
-        Kind::Exact => (0, 0, false),
-        Kind::Quotient { k, dealt } => (1, k, dealt),
+    let (kind, k, dealt, kept) = match cert.kind {
+        Kind::Exact => (0, 0, false, 0),
+        Kind::Quotient { k, dealt, kept: 0 } => (1, k, dealt, 0),
+        Kind::Quotient { k, dealt, kept } => (2, k, dealt, kept),
     };
     let g = &cert.game;
     let build = match g.build {
@@ -107,6 +108,9 @@ fn body(cert: &Certificate, z: &mut impl Write) -> std::io::Result<u64> {
         u8::from(g.unlimited),
         u8::from(cert.autoplay),
     ])?;
+    if kind == 2 {
+        z.write_all(&kept.to_le_bytes())?;
+    }
     text(z, &cert.label.variant)?;
     match cert.label.seed {
         Some(s) => {
@@ -226,7 +230,19 @@ pub fn read(path: &Path) -> Result<Certificate, ReadError> {
         1 => Kind::Quotient {
             k,
             dealt: flag(dealt, "dealt-refinement")?,
+            kept: 0,
         },
+        2 => {
+            let mut b = [0u8; 8];
+            for x in &mut b {
+                *x = byte(&mut z)?;
+            }
+            Kind::Quotient {
+                k,
+                dealt: flag(dealt, "dealt-refinement")?,
+                kept: u64::from_le_bytes(b),
+            }
+        }
         _ => {
             return Err(ReadError::Format(format!(
                 "unknown certificate kind {kind}"

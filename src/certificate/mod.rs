@@ -81,6 +81,8 @@ pub enum Kind {
         k: u8,
         /// Cards never moved since the deal keep their place (and so their suit).
         dealt: bool,
+        /// Cards fixed whatever the window, bit `rank * 4 + suit` (0: none).
+        kept: u64,
     },
 }
 
@@ -88,10 +90,17 @@ impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Kind::Exact => f.write_str("exact positions"),
-            Kind::Quotient { k, dealt: true } => {
-                write!(f, "suit-blind quotient, k = {k}, dealt refinement")
+            Kind::Quotient { k, dealt, kept } => {
+                write!(f, "suit-blind quotient, k = {k}")?;
+                if *dealt {
+                    f.write_str(", dealt refinement")?;
+                }
+                match kept.count_ones() {
+                    0 => Ok(()),
+                    1 => f.write_str(", 1 card kept"),
+                    n => write!(f, ", {n} cards kept"),
+                }
             }
-            Kind::Quotient { k, dealt: false } => write!(f, "suit-blind quotient, k = {k}"),
         }
     }
 }

@@ -14,6 +14,11 @@
 //! suits (their symbols follow from the deal and the foundations), and piles with no such
 //! card are interchangeable; without the refinement every pile is.
 //!
+//! A certificate may also name *kept* cards: each is fixed whatever the window (fixed when
+//! `f[s] < r`), the refinement the solver reaches by keeping the cards its false wins got
+//! wrong. The argument below holds unchanged: a kept card entering the window is fixed
+//! already, at its place, and nothing branches.
+//!
 //! # The moves (the abstract image of every move of the game)
 //! - A pile's top card (under unlimited sequence moves, or a run on top ordered by rank)
 //!   onto a pile whose top is one rank above its bottom card, or into an empty pile. Moves
@@ -94,6 +99,8 @@ fn tag(sym: u8) -> u8 {
 pub struct Quotient {
     k: u8,
     dealt: bool,
+    /// Cards fixed whatever the window: bit `rank * 4 + suit`.
+    kept: u64,
     autoplay: bool,
     unlimited: bool,
     n: usize,
@@ -105,7 +112,8 @@ pub struct Quotient {
 }
 
 impl Quotient {
-    /// The abstraction of `start` under `game` with window `k`.
+    /// The abstraction of `start` under `game` with window `k` and the `kept` cards (bit
+    /// `rank * 4 + suit`; 0 for none).
     ///
     /// # Errors
     /// If the game is not one the abstraction applies to, or the deal is malformed.
@@ -114,6 +122,7 @@ impl Quotient {
         start: &Start,
         k: u8,
         dealt: bool,
+        kept: u64,
         autoplay: bool,
     ) -> Result<Quotient, Malformed> {
         if game.build != super::BuildRule::DownAnySuit
@@ -129,6 +138,10 @@ impl Quotient {
         if !(1..=13).contains(&k) {
             return Err(format!("window k = {k}").into());
         }
+        // Bits 4..56: ranks 1..=13, four suits each.
+        if kept & !(((1u64 << 56) - 1) & !0xF) != 0 {
+            return Err(format!("kept cards {kept:#x} name bytes that are not cards").into());
+        }
         let n = usize::from(game.piles);
         if n == 0 || n > MAX_PILES || start.tableau.len() != n {
             return Err(format!("{} piles", start.tableau.len()).into());
@@ -139,6 +152,7 @@ impl Quotient {
         let mut q = Quotient {
             k,
             dealt,
+            kept,
             autoplay,
             unlimited: game.unlimited,
             n,
@@ -162,12 +176,17 @@ impl Quotient {
         Ok(q)
     }
 
+    /// True if card `(r, s)` is fixed when suit `s`'s foundation holds `h` cards.
+    #[inline]
+    fn fixed(&self, r: u8, s: u8, h: u8) -> bool {
+        h < r && (r <= h + self.k || self.kept >> (r * 4 + s) & 1 != 0)
+    }
+
     /// The symbol of card `c` (a byte `rank * 4 + suit`) under foundations `f`.
     #[inline]
     fn symbol(&self, c: u8, f: &[u8; 4]) -> u8 {
         let (r, s) = (c >> 2, c & 3);
-        let h = f[usize::from(s)];
-        if h < r && r <= h + self.k {
+        if self.fixed(r, s, f[usize::from(s)]) {
             r << 3 | s
         } else {
             r << 3 | UNFIXED
@@ -245,7 +264,7 @@ impl Quotient {
                 .into());
             }
             for (s, (&h, &got)) in a.found.iter().zip(&fixed[usize::from(r)]).enumerate() {
-                let want = u16::from(h < r && r <= h + self.k);
+                let want = u16::from(self.fixed(r, s as u8, h));
                 if got != want {
                     return Err(
                         format!("{got} symbols of the fixed card of rank {r}, suit {s}").into(),
@@ -297,7 +316,8 @@ impl Quotient {
         b.unmoved[i] = b.unmoved[i].min(l as u8);
         b.found[s] += 1;
         let r = b.found[s] + self.k;
-        if r > 13 {
+        if r > 13 || self.kept >> (r * 4 + s as u8) & 1 != 0 {
+            // Past the king, or a kept card: fixed already, nothing enters unknown.
             return f(b);
         }
         let card = r << 2 | s as u8;

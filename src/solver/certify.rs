@@ -9,8 +9,9 @@
 //! checker applies its own rule) and the forced fills; `no_repeat` is off, so every stored
 //! position has all its moves followed. Where the rules allow it, the suit-blind quotient runs
 //! at windows 2, 3, 4 and 5 (with the dealt refinement) and the first `Lost` gives the members;
-//! otherwise (or after a branch win at every window) a depth-first search over the exact
-//! positions does. The certificate returned has been checked.
+//! after a branch win at every window, window 2 goes on keeping one more card per run, the
+//! first its last false win got wrong (the schedule's refinement), until a run is `Lost`;
+//! where the quotient does not apply, a depth-first search over the exact positions does. The certificate returned has been checked.
 
 use super::quotient::{self, QuotientLimit, QuotientOptions, QuotientVerdict};
 use crate::certificate::exact::{Board, Exact};
@@ -24,7 +25,9 @@ use std::time::Instant;
 /// How the pass builds its certificate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// The quotient where it applies (windows 2 to 5), else the exact positions.
+    /// The quotient where it applies (windows 2 to 5; then window 2 keeping the cards its
+    /// false wins got wrong, one more a run, until it proves the loss), else the exact
+    /// positions.
     Auto,
     /// The exact positions.
     Exact,
@@ -134,11 +137,18 @@ pub fn certify(
         Method::Quotient { k, dealt } => Some((k, dealt)),
         _ => None,
     };
-    let mut tried = [(0u8, false); 1];
-    for &(k, dealt) in windows {
-        tried[0] = (k, dealt);
+    // Each try: window, dealt refinement, kept cards. In `Auto`, after a false win at every
+    // window, the first window goes on keeping one more card a false win got wrong per run
+    // (see "Refining by the cards a branch got wrong" in the quotient's docs), until a run
+    // proves the loss; keeping every card leaves nothing to branch, so it ends.
+    let mut tries: std::collections::VecDeque<(u8, bool, u64)> =
+        windows.iter().map(|&(k, dealt)| (k, dealt, 0)).collect();
+    // The first window's false win: where the refinement starts.
+    let mut first_false: Option<(u8, bool, u64)> = None;
+    while let Some((k, dealt, kept)) = tries.pop_front() {
         let encoder =
-            match certificate::quotient::Quotient::new(game, &start, k, dealt, opts.autoplay) {
+            match certificate::quotient::Quotient::new(game, &start, k, dealt, kept, opts.autoplay)
+            {
                 Ok(e) => e,
                 Err(why) if ask.is_some() => return Err(CertifyError::NotApplicable(why.0)),
                 Err(_) => break,
@@ -151,16 +161,33 @@ pub fn certify(
             autoplay: opts.autoplay,
             no_repeat: false,
             dealt,
-            kept: 0,
+            kept,
         };
         let (r, members) = quotient::search_collect(deal, &qopts, &AtomicBool::new(false), encoder);
         match r.verdict {
             QuotientVerdict::Lost => {
-                found = Some((Kind::Quotient { k, dealt }, members));
+                found = Some((Kind::Quotient { k, dealt, kept }, members));
                 break;
             }
             QuotientVerdict::BranchWin if ask.is_some() => return Err(CertifyError::BranchWin(k)),
-            QuotientVerdict::BranchWin => {}
+            QuotientVerdict::BranchWin => {
+                if quotient::concrete_line(deal, &r.line).is_some() {
+                    return Err(CertifyError::Won);
+                }
+                let wrong = quotient::wrong_branches(deal, &r.line)
+                    .into_iter()
+                    .map(|c| 1u64 << c)
+                    .find(|b| b & kept == 0);
+                let next = wrong.map(|card| (k, dealt, kept | card));
+                if kept != 0 {
+                    tries.extend(next);
+                } else if first_false.is_none() {
+                    first_false = next;
+                }
+                if tries.is_empty() && kept == 0 {
+                    tries.extend(first_false.take());
+                }
+            }
             QuotientVerdict::Limit(QuotientLimit::Memory) => {
                 return Err(CertifyError::Limit("memory"))
             }
@@ -172,7 +199,6 @@ pub fn certify(
             QuotientVerdict::Broken(why) => return Err(CertifyError::Broken(why.to_string())),
         }
     }
-    let _ = tried;
     let (kind, mut members) = match found {
         Some(f) => f,
         None => (Kind::Exact, exact_members(deal, opts, t0)?),

@@ -213,8 +213,8 @@ fn won(cert: &Certificate) -> Vec<u8> {
             x.well_formed(&b).unwrap();
             x.encode(&b, &mut out);
         }
-        Kind::Quotient { k, dealt } => {
-            let q = Quotient::new(cert.game, &cert.start, k, dealt, cert.autoplay).unwrap();
+        Kind::Quotient { k, dealt, kept } => {
+            let q = Quotient::new(cert.game, &cert.start, k, dealt, kept, cert.autoplay).unwrap();
             let a = APos {
                 len: [0; 12],
                 piles: [[0; 52]; 12],
@@ -338,6 +338,106 @@ fn tampered_certificates_are_rejected() {
         }
     }
     assert!(other_deals_rejected >= 3, "{other_deals_rejected}");
+}
+
+/// A quotient certificate with kept cards (the refinement the solver reaches by keeping the
+/// cards its false wins got wrong): bc deal 29 from start rank 4 is lost (the exact search
+/// exhausts it), the plain quotient at `k = 3` meets a false win there, and keeping one
+/// card a false win got wrong per run gives a `Lost` whose positions are the certificate. It
+/// goes through a file (a kind of its own, the kept cards after the flags) and checks; the
+/// same members without the kept cards, or with a king kept as well, are rejected, and a
+/// kept mask naming a byte that is no card is refused.
+#[test]
+fn a_certificate_with_kept_cards_verifies_and_the_kept_cards_matter() {
+    use castle::solver::quotient::{
+        concrete_line, search, search_collect, wrong_branches, QuotientOptions, QuotientVerdict,
+    };
+    use std::sync::atomic::AtomicBool;
+    let rules = Variant::BeleagueredCastle
+        .rules()
+        .with_start_rank(4)
+        .unwrap();
+    let deal = Deal::from_seed(rules, 29);
+    assert_eq!(exact(&deal, 1_000_000).verdict, Verdict::Unsolvable);
+    let (game, start) = (
+        certificate::game_of(&deal.rules),
+        certificate::start_of(&deal),
+    );
+    let opts = |kept| QuotientOptions {
+        k: 3,
+        dealt: false,
+        no_repeat: false,
+        kept,
+        max_bytes: 1 << 30,
+        ..QuotientOptions::default()
+    };
+    let mut kept = 0u64;
+    loop {
+        let q = search(&deal, &opts(kept), &AtomicBool::new(false));
+        if q.verdict == QuotientVerdict::Lost {
+            break;
+        }
+        assert_eq!(q.verdict, QuotientVerdict::BranchWin);
+        assert!(concrete_line(&deal, &q.line).is_none(), "the deal is lost");
+        kept |= wrong_branches(&deal, &q.line)
+            .into_iter()
+            .map(|c| 1u64 << c)
+            .find(|b| b & kept == 0)
+            .expect("a false win names a card not kept");
+    }
+    assert_ne!(
+        kept, 0,
+        "the window alone proved it: the test needs a refined proof"
+    );
+    let encoder = Quotient::new(game, &start, 3, false, kept, true).unwrap();
+    let (q, mut members) = search_collect(&deal, &opts(kept), &AtomicBool::new(false), encoder);
+    assert_eq!(q.verdict, QuotientVerdict::Lost);
+    members.sort();
+    let cert = Certificate {
+        kind: Kind::Quotient {
+            k: 3,
+            dealt: false,
+            kept,
+        },
+        game,
+        autoplay: true,
+        label: certificate::Label {
+            variant: "beleaguered-castle".into(),
+            seed: Some(29),
+            numbering: "castle".into(),
+        },
+        start,
+        members,
+    };
+    let file = tempfile::NamedTempFile::new().unwrap();
+    certificate::write(&cert, file.path()).unwrap();
+    let back = certificate::read(file.path()).unwrap();
+    assert_eq!(back, cert, "the file reads back");
+    let ok = certificate::check(&back, 1).unwrap();
+    assert_eq!(ok.positions, cert.members.len() as u64);
+    assert!(cert.kind.to_string().contains("kept"), "{}", cert.kind);
+    let with_kept = |kept| Certificate {
+        kind: Kind::Quotient {
+            k: 3,
+            dealt: false,
+            kept,
+        },
+        ..cert.clone()
+    };
+    assert!(
+        certificate::check(&with_kept(0), 1).is_err(),
+        "kept cards dropped"
+    );
+    // A king (never home at the start, nor in a window of 3 over the dealt fours).
+    let other = (52..56).map(|b| 1u64 << b).find(|b| b & kept == 0).unwrap();
+    assert!(
+        certificate::check(&with_kept(kept | other), 1).is_err(),
+        "another card kept"
+    );
+    assert!(matches!(
+        certificate::check(&with_kept(kept | 1), 1),
+        Err(Rejection::Setup(_))
+    ));
 }
 
 #[test]
