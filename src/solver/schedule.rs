@@ -162,7 +162,7 @@ impl Solver {
                     }
                 }
                 if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
-                    q.earn(b);
+                    q.earn(b, ctx.done - ctx.spent.quotient);
                     if let Some(out) =
                         quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
                     {
@@ -719,10 +719,21 @@ fn quotient_step<const W: usize>(
 /// shares of this build: no better).
 pub const QUOTIENT_FIRST_NODES: u64 = 50_000;
 
-/// After the first run the quotient earns `1 / QUOTIENT_SHARE` of each long depth-first
-/// attempt's node budget once a run has met a branch win (the deal looks winnable: a won
-/// abstract position is reachable), and runs when it has earned its next budget: on a winnable
-/// deal it costs at most this share of the exact search's nodes on top of its runs before.
+/// Once a run has met a branch win (the deal looks winnable: a won abstract position is
+/// reachable), the quotient earns `1 / QUOTIENT_SHARE` of the nodes every other phase
+/// (attempts, portfolio, probes) spends, and runs when it has earned its next budget; a run
+/// is charged the nodes it used. Its runs then refine (each false win keeps one more card),
+/// and on the deals the schedule left `unknown` they decide where nothing else does: sa
+/// 62407, `unknown` after 300 s with a quarter of each attempt's budget (1.7 to 5 M quotient
+/// nodes of 60 M, the portfolio spending most), is proved lost by the quotient in 60.8 CPU s,
+/// and sa 12699 (`unknown` after 240 s) is won by a refined run's line in 204 CPU s
+/// (`castle solve -v sa -s N --max-seconds 240 --memory 8192 --format json`). The cost on
+/// deals decided without it, the same verdicts: the 50 sa deals of
+/// `data/tuning/sa-pysol-pass2-a.txt` 198.4 M nodes -> 211.4 M (251.8 -> 260.8 CPU s), the
+/// 48 of `data/tuning/bc-pass2.txt` 79.6 M -> 83.2 M (`castle batch ... --one-pass
+/// --max-nodes 30000000 -j 1`), no deal moving by two million nodes. Before refining, a
+/// quarter of each attempt's budget (on a winnable deal at most this share of the exact
+/// search's nodes).
 pub const QUOTIENT_SHARE: u64 = 4;
 
 /// Until a run meets a branch win, the quotient earns `QUOTIENT_SHARE_UNBRANCHED` times each
@@ -785,6 +796,8 @@ pub(super) struct QuotientSchedule {
     branched: bool,
     /// Cards the runs keep with their suit whatever the window ([`QuotientOptions::kept`]).
     kept: u64,
+    /// The other phases' nodes at the last credit (see [`QuotientSchedule::earn`]).
+    others: u64,
 }
 
 /// What a run of the quotient phase decided.
@@ -815,14 +828,19 @@ impl QuotientSchedule {
             off: false,
             branched: false,
             kept: 0,
+            others: 0,
         }
     }
 
-    /// Credits the phase with its share of a long attempt's `budget`: a quarter once a run
-    /// met a branch win, twice the budget before (see [`QUOTIENT_SHARE_UNBRANCHED`]).
-    pub(super) fn earn(&mut self, budget: u64) {
+    /// Credits the phase with its share of a long attempt's `budget`: twice the budget until
+    /// a run meets a branch win (see [`QUOTIENT_SHARE_UNBRANCHED`]); after one, a quarter of
+    /// the nodes every other phase spent since the last credit (`others` is their total so
+    /// far; see [`QUOTIENT_SHARE`]).
+    pub(super) fn earn(&mut self, budget: u64, others: u64) {
+        let fresh = others.saturating_sub(self.others);
+        self.others = others;
         let share = if self.branched {
-            budget / QUOTIENT_SHARE
+            fresh / QUOTIENT_SHARE
         } else {
             budget.saturating_mul(QUOTIENT_SHARE_UNBRANCHED)
         };
@@ -874,7 +892,9 @@ impl QuotientSchedule {
             if recallable && r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
                 return QuotientStep::Short;
             }
-            self.credit -= self.budget.min(self.credit);
+            // Charged the nodes it used: a run that ends before its budget (a false win the
+            // next run refines, say) leaves the rest to the next.
+            self.credit -= r.nodes.min(self.credit);
             match r.verdict {
                 QuotientVerdict::Lost => {
                     return QuotientStep::Lost {
