@@ -11,7 +11,8 @@
 //! at windows 2, 3, 4 and 5 (with the dealt refinement) and the first `Lost` gives the members;
 //! after a branch win at every window, window 2 goes on keeping one more card per run, the
 //! first its last false win got wrong (the schedule's refinement), until a run is `Lost`;
-//! where the quotient does not apply, a depth-first search over the exact positions does. The certificate returned has been checked.
+//! where the quotient does not apply, a depth-first search over the exact positions does.
+//! The certificate returned has been checked.
 
 use super::quotient::{self, QuotientLimit, QuotientOptions, QuotientVerdict};
 use crate::certificate::exact::{Board, Exact};

@@ -162,7 +162,7 @@ impl Solver {
                     }
                 }
                 if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
-                    q.earn(b, ctx.done - ctx.spent.quotient);
+                    q.earn(b, ctx.done.saturating_sub(ctx.spent.quotient));
                     if let Some(out) =
                         quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
                     {
@@ -758,9 +758,8 @@ pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
 pub const QUOTIENT_FIRST_K: u8 = 2;
 
 /// The fallback's widest window, before [`QUOTIENT_EXACT_K`] (see [`QUOTIENT_FIRST_K`]: the
-/// schedule widened its window one card at a time before it kept cards). The measure behind
-/// it: every window gives the
-/// exact search's verdict-bearing positions more room, and at this size the quotient is
+/// schedule widened its window one card at a time before it kept cards; every window gives
+/// the exact search's verdict-bearing positions more room, and at this size the quotient is
 /// rarely smaller than the exact search). After a branch win there the runs go on at
 /// [`QUOTIENT_EXACT_K`].
 pub const QUOTIENT_MAX_K: u8 = 5;
