@@ -14,7 +14,10 @@
 //! `--max-mib M` (the quotient's budget, default 8192), `--exact` (also run castle's exact
 //! search, `Solver::default()` with `--exact-nodes N`, default 20 million, and print its
 //! verdict and states), `--lost-only` (with `--exact`: print only deals it proves lost),
-//! `--plain` (without the dealt refinement, `QuotientOptions::dealt`). The `concrete`
+//! `--plain` (without the dealt refinement, `QuotientOptions::dealt`), `--refine N` (after a
+//! false branch win, up to `N` more runs at the same window, each keeping the cards the last
+//! line got wrong, `QuotientOptions::kept`; `--refine-step S` keeps only the first `S` of
+//! them, as the schedule keeps one; the `kept` column counts them). The `concrete`
 //! column says whether a branch win's line wins on the deal itself (its length), as it always
 //! does with `-k 13`, where nothing branches.
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
