@@ -175,11 +175,7 @@ pub fn certify(
                 if quotient::concrete_line(deal, &r.line).is_some() {
                     return Err(CertifyError::Won);
                 }
-                let wrong = quotient::wrong_branches(deal, &r.line)
-                    .into_iter()
-                    .map(|c| 1u64 << c)
-                    .find(|b| b & kept == 0);
-                let next = wrong.map(|card| (k, dealt, kept | card));
+                let next = quotient::next_kept(deal, &r.line, kept).map(|n| (k, dealt, n));
                 if kept != 0 {
                     tries.extend(next);
                 } else if first_false.is_none() {

@@ -576,6 +576,18 @@ pub fn wrong_branches(deal: &Deal, line: &[AbstractMove]) -> Vec<u8> {
     wrong
 }
 
+/// The kept cards of the run after a false branch win: `kept` and the first card `line` got
+/// wrong that `kept` does not hold yet (the refinement's step; see [`wrong_branches`]).
+/// `None` if it names no such card (a line that fails on the deal always does: a kept card
+/// is never branched).
+pub fn next_kept(deal: &Deal, line: &[AbstractMove], kept: u64) -> Option<u64> {
+    wrong_branches(deal, line)
+        .into_iter()
+        .map(|c| 1u64 << c)
+        .find(|b| b & kept == 0)
+        .map(|b| kept | b)
+}
+
 /// True if card `(suit, rank)` is one of the `kept` cards ([`QuotientOptions::kept`]).
 #[inline]
 const fn kept(kept: u64, rank: u8, suit: u8) -> bool {

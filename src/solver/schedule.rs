@@ -911,12 +911,8 @@ impl QuotientSchedule {
                     // wrong, at the same window (see "Refining by the cards a branch got
                     // wrong" in the quotient's docs): every line through that branch is gone,
                     // and the space grows by one card's suit, not a window's four.
-                    let wrong = quotient::wrong_branches(deal, &r.line)
-                        .into_iter()
-                        .map(|c| 1u64 << c)
-                        .find(|b| b & self.kept == 0);
-                    if let Some(card) = wrong {
-                        self.kept |= card;
+                    if let Some(kept) = quotient::next_kept(deal, &r.line, self.kept) {
+                        self.kept = kept;
                     } else if self.k < QUOTIENT_MAX_K {
                         // No card to keep: a line that fails on the deal sends home a card
                         // under a suit it lacks, and a kept card is never branched, so this

@@ -8,8 +8,8 @@ use crate::common::{cards, exact, f8, plain_dfs, solve_checked};
 use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
-    concrete_line, search, wrong_branches, QuotientLimit, QuotientOptions, QuotientResult,
-    QuotientVerdict, Refusal,
+    concrete_line, next_kept, search, wrong_branches, QuotientLimit, QuotientOptions,
+    QuotientResult, QuotientVerdict, Refusal,
 };
 use castle::{Deal, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
@@ -367,13 +367,10 @@ fn refine(deal: &Deal, k: u8, dealt: bool, rounds: u32, nodes: u64) -> (Quotient
         if q.verdict != QuotientVerdict::BranchWin || concrete_line(deal, &q.line).is_some() {
             return (q, kept);
         }
-        let new = wrong_branches(deal, &q.line)
-            .into_iter()
-            .map(|c| 1u64 << c)
-            .find(|b| b & kept == 0)
+        let next = next_kept(deal, &q.line, kept)
             .expect("a false branch win names a card the runs do not keep yet");
         last = Some((q, kept));
-        kept |= new;
+        kept = next;
     }
     last.expect("at least one round")
 }
