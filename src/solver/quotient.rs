@@ -428,6 +428,11 @@ pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> Quotien
     run_search(deal, opts, stop, None).0
 }
 
+/// True when [`search`] takes the deal's rules (it would not end `NotApplicable`).
+pub fn applies(deal: &Deal) -> bool {
+    Abs::new(deal, 2, true, 0).is_ok()
+}
+
 /// [`search`] that also keeps every position it stores, in the encoding of a quotient
 /// certificate's members ([`crate::certificate::quotient::Quotient::encode`]): with
 /// `no_repeat` off, a `Lost` run's positions are closed under every abstract move (the

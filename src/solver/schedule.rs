@@ -18,16 +18,39 @@ use crate::rules::Variant;
 use crate::state::Position;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Node budget of the first attempt when restarts are on.
 pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
 
 impl Solver {
+    /// The schedule, with the quotient on a thread of its own when the solve has threads to
+    /// spare (see [`Solver::attempts_beside_quotient`]).
     pub(super) fn attempts<const W: usize>(
         &self,
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Outcome, SolveError> {
+        if self.threads >= 2
+            && self.quotient
+            && self.restarts
+            && self.limits.max_nodes.is_none()
+            && quotient::applies(deal)
+        {
+            self.attempts_beside_quotient::<W>(deal, progress)
+        } else {
+            self.schedule::<W>(deal, progress, None)
+        }
+    }
+
+    /// The schedule itself. `beside`: the quotient runs on a thread of its own, and this
+    /// flag goes up once one of its runs meets a branch win (see `winnable_share`).
+    fn schedule<const W: usize>(
+        &self,
+        deal: &Deal,
+        progress: &mut dyn FnMut(&Progress),
+        beside: Option<&AtomicBool>,
     ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
         let threads = self.threads.max(1);
@@ -150,8 +173,10 @@ impl Solver {
                 // nodes (a half with a stock, all of them once an sa deal looks winnable; see
                 // `winnable_share`), each other member its share of that.
                 if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
+                    let branched = quotient.as_ref().is_some_and(|q| q.branched)
+                        || beside.is_some_and(|b| b.load(Ordering::Relaxed));
                     let share = looks_winnable_share
-                        .filter(|_| quotient.as_ref().is_some_and(|q| q.branched))
+                        .filter(|_| branched)
                         .unwrap_or(bf_share);
                     let unit = (b / share).max(1);
                     if let Some(out) = portfolio_slice(pf, unit, &mut ctx, clock, attempts) {
@@ -187,6 +212,130 @@ impl Solver {
                 None => Err(limit),
             };
             return Ok(ctx.outcome(result, attempts, phase));
+        }
+    }
+}
+
+impl Solver {
+    /// The quotient on a thread of its own beside the schedule, which runs on the other
+    /// threads without it (see "The quotient beside the schedule" in design.md). The quotient
+    /// gets `1 / QUOTIENT_THREAD_PART` of `--memory` and the schedule the rest. Whichever
+    /// decides first stops the other: the quotient's `Lost` is a proof and its win is a line
+    /// played on the deal, replayed by the checker like every other, so the verdict is the
+    /// schedule's own whichever side gives it; the nodes of both are counted.
+    fn attempts_beside_quotient<const W: usize>(
+        &self,
+        deal: &Deal,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Outcome, SolveError> {
+        let t0 = Instant::now();
+        let memory = self.limits.memory_bytes;
+        let q_bytes = memory / QUOTIENT_THREAD_PART;
+        // Raised by the quotient when it decides (the schedule stops), or by the watcher when
+        // the caller raises the solve's own flag.
+        let halt = Arc::new(AtomicBool::new(false));
+        // Raised when the schedule has ended (the quotient stops), or with the caller's flag.
+        let q_stop = AtomicBool::new(false);
+        let branched = AtomicBool::new(false);
+        let schedule = Solver {
+            threads: self.threads - 1,
+            quotient: false,
+            stop: Some(Arc::clone(&halt)),
+            limits: super::Limits {
+                memory_bytes: memory - q_bytes,
+                ..self.limits
+            },
+            ..self.clone()
+        };
+        let deadline = self.limits.deadline(t0);
+        let (out, (step, q_nodes)) = std::thread::scope(|s| {
+            let quotient = s.spawn(|| {
+                let clock = Clock {
+                    deadline,
+                    stop: Some(&q_stop),
+                };
+                let r = quotient_alone(deal, q_bytes, clock, &branched);
+                if matches!(
+                    r.0,
+                    QuotientStep::Lost { .. } | QuotientStep::Won { .. } | QuotientStep::Broken(_)
+                ) {
+                    halt.store(true, Ordering::Relaxed);
+                }
+                r
+            });
+            // The caller's flag reaches both sides through this watcher (each search reads
+            // one flag).
+            let watcher = s.spawn(|| {
+                while !q_stop.load(Ordering::Relaxed) {
+                    if self.stopped() {
+                        halt.store(true, Ordering::Relaxed);
+                        q_stop.store(true, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+            });
+            let out = schedule.schedule::<W>(deal, progress, Some(&branched));
+            q_stop.store(true, Ordering::Relaxed);
+            let q = quotient.join().expect("the quotient's thread panicked");
+            watcher.join().expect("the stop watcher panicked");
+            (out, q)
+        });
+        let mut out = out?;
+        out.nodes += q_nodes;
+        out.spent.quotient += q_nodes;
+        // The schedule's own verdict stands if it gave one; otherwise the quotient's.
+        if out.verdict == Verdict::Unknown {
+            match step {
+                QuotientStep::Lost { positions } => {
+                    out.verdict = Verdict::Unsolvable;
+                    out.limit = None;
+                    out.phase = Some(Phase::Quotient);
+                    out.states = positions;
+                    out.peak_states = out.peak_states.max(positions);
+                }
+                QuotientStep::Won { line } => {
+                    out.verdict = Verdict::Solvable;
+                    out.moves = line;
+                    out.limit = None;
+                    out.phase = Some(Phase::Quotient);
+                }
+                QuotientStep::Broken(why) => return Err(SolveError::Invariant(why.to_string())),
+                _ => {
+                    // The schedule stopped on the quotient's flag only when the quotient
+                    // decided; otherwise its own limit (or the caller's flag) stands.
+                    if out.limit == Some(Limit::Stopped) && !self.stopped() {
+                        out.limit = Some(self.clock_limit());
+                    }
+                }
+            }
+        }
+        out.seconds = t0.elapsed().as_secs_f64();
+        Ok(out)
+    }
+}
+
+/// The quotient's runs on a thread of their own (see [`Solver::attempts_beside_quotient`]):
+/// the runs of [`QuotientSchedule`] with no share to earn, each false win refining the next,
+/// a run cut by its nodes doubling the next's budget, until one decides, the clock stops
+/// them or a run runs out of room. Raises `branched` at the first branch win. Returns the
+/// last step and the nodes of all the runs.
+fn quotient_alone(
+    deal: &Deal,
+    bytes: usize,
+    clock: Clock<'_>,
+    branched: &AtomicBool,
+) -> (QuotientStep, u64) {
+    let mut q = QuotientSchedule::new();
+    let mut done = 0u64;
+    loop {
+        q.credit = u64::MAX;
+        let step = q.run(deal, &mut done, None, bytes, clock, false);
+        if q.branched {
+            branched.store(true, Ordering::Relaxed);
+        }
+        // `run` returns `Continue` only when the phase is off (its credit never runs out).
+        if !matches!(step, QuotientStep::Continue) || q.off {
+            return (step, done);
         }
     }
 }
@@ -752,6 +901,15 @@ pub const QUOTIENT_SHARE: u64 = 4;
 /// 57.9 s with this share, the first run of 50,000, probes at 1/2 and the portfolio at 1/8.
 pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
 
+/// With two threads or more and no node budget, the quotient runs on a thread of its own
+/// beside the schedule ([`Solver::attempts_beside_quotient`]) and holds at most
+/// `1 / QUOTIENT_THREAD_PART` of `--memory`, the schedule the rest. The refining runs that
+/// decide the tables' last deals hold a few hundred MiB (sa 12699, 64445, 65335), while the
+/// portfolio's members need the schedule's room: sa 61393 (won by best-first) took 66.4 s
+/// with a quarter, 100.3 s with a half (`castle solve -v sa -s 61393 -j 2 --memory 8192`;
+/// design.md, "The quotient beside the schedule").
+pub const QUOTIENT_THREAD_PART: usize = 4;
+
 /// The window of every run. A false branch win makes the next run keep one more card with
 /// its suit ([`QuotientOptions::kept`], see [`QuotientSchedule::run`]); the window widens
 /// (up to [`QUOTIENT_MAX_K`]) only if a false win named no card to keep, which cannot happen.
@@ -1156,6 +1314,40 @@ mod tests {
     /// (`k = 2`) the kings are outside the window, but the dealt refinement knows each king by
     /// its place until it moves, so each branch is the real card: the run's line wins on the
     /// deal, and the phase returns it, checked here by the checker.
+    /// The quotient on a thread of its own runs the same refining runs as in the schedule,
+    /// with no share to earn: it wins bc 13 after keeping cards (the line replays) and raises
+    /// the branched flag; it proves a lost deal without one; and it ends at once when its
+    /// stop flag is up.
+    #[test]
+    fn the_quotient_alone_refines_proves_and_stops() {
+        use super::quotient_alone;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
+        let branched = AtomicBool::new(false);
+        let (step, nodes) = quotient_alone(&deal, 1 << 28, Clock::default(), &branched);
+        match step {
+            QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
+            _ => panic!("no win"),
+        }
+        assert!(branched.load(Ordering::Relaxed));
+        assert!(nodes > 0);
+
+        let lost = crate::solver::quotient::tests::ace_on_top();
+        let branched = AtomicBool::new(false);
+        let (step, nodes) = quotient_alone(&lost, 1 << 28, Clock::default(), &branched);
+        assert!(matches!(step, QuotientStep::Lost { .. }), "not proved lost");
+        assert!(!branched.load(Ordering::Relaxed));
+        assert!(nodes > 0);
+
+        let up = AtomicBool::new(true);
+        let clock = Clock {
+            deadline: None,
+            stop: Some(&up),
+        };
+        let (step, _) = quotient_alone(&deal, 1 << 28, clock, &AtomicBool::new(false));
+        assert!(matches!(step, QuotientStep::Deadline), "not stopped");
+    }
+
     #[test]
     fn a_branch_win_that_replays_on_the_deal_is_a_win() {
         let mut deal = Deal::empty(

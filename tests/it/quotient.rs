@@ -523,3 +523,43 @@ fn a_stop_flag_from_another_thread_ends_the_search() {
     assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Stopped));
     assert!(q.positions > 0 && q.seconds < 10.0, "{q:?}");
 }
+
+/// With two threads and no node budget the quotient runs on a thread of its own beside the
+/// schedule (design.md, "The quotient beside the schedule"); with a node budget it stays a
+/// phase of the schedule. Both must give the single-threaded solve's verdict on deals of the
+/// two variants it applies to, lost and won, and count every node in some phase.
+#[test]
+fn the_quotient_beside_the_schedule_gives_the_same_verdicts() {
+    use castle::{Limits, Solver};
+    let one = Solver::default();
+    let beside = Solver {
+        threads: 2,
+        ..Solver::default()
+    };
+    let within = Solver {
+        threads: 2,
+        limits: Limits {
+            max_nodes: Some(u64::MAX / 2),
+            ..Limits::default()
+        },
+        ..Solver::default()
+    };
+    let (mut won, mut lost) = (0, 0);
+    for variant in [Variant::BeleagueredCastle, Variant::StreetsAndAlleys] {
+        for seed in 1..=30 {
+            let deal = Deal::from_seed(variant.rules(), seed);
+            let expect = solve_checked(&one, &deal).verdict;
+            match expect {
+                Verdict::Solvable => won += 1,
+                Verdict::Unsolvable => lost += 1,
+                Verdict::Unknown => panic!("{variant:?} {seed} undecided"),
+            }
+            for (name, s) in [("beside", &beside), ("within", &within)] {
+                let out = solve_checked(s, &deal);
+                assert_eq!(out.verdict, expect, "{variant:?} {seed}, quotient {name}");
+                assert_eq!(out.spent.total(), out.nodes, "{variant:?} {seed} {name}");
+            }
+        }
+    }
+    assert!(won >= 10 && lost >= 10, "{won} won, {lost} lost");
+}

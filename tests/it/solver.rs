@@ -275,6 +275,19 @@ fn configs() -> Vec<(&'static str, Solver)> {
                 ..base.clone()
             },
         ),
+        // With a node budget the quotient stays a phase of the schedule; without one (the
+        // config above) it runs on a thread of its own.
+        (
+            "two threads under a node budget",
+            Solver {
+                threads: 2,
+                limits: Limits {
+                    max_nodes: Some(u64::MAX / 2),
+                    ..base.limits
+                },
+                ..base.clone()
+            },
+        ),
         // Attempts of 64 nodes doubling, every one keeping its proofs for the next: on these
         // deals dozens of attempts are cut, so the proofs carried across restarts decide most
         // of each search (see "Proofs that outlive an attempt" in `src/solver/search.rs`).

@@ -79,6 +79,23 @@ fn the_flag_stops_a_solve_on_several_threads() {
     assert_stopped(&out, "courtyard 4 on 2 threads");
 }
 
+/// On two threads with no node budget the quotient has a thread of its own (design.md, "The
+/// quotient beside the schedule"); the flag reaches it and the schedule both. Streets and
+/// alleys 62407 is lost, proved by the refining quotient after some 17 CPU seconds on two
+/// threads (`castle solve -v sa -s 62407 -j 2 --memory 8192`), so both are still at work
+/// when the flag goes up.
+#[test]
+fn the_flag_stops_the_quotient_beside_the_schedule() {
+    let solver = Solver {
+        threads: 2,
+        ..Solver::default()
+    };
+    let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 62407);
+    let out = solve_stopped(solver, &deal, Duration::from_millis(300));
+    assert_stopped(&out, "streets-and-alleys 62407 on 2 threads");
+    assert!(out.spent.quotient > 0, "the quotient did not run");
+}
+
 #[test]
 fn the_flag_stops_the_plain_depth_first_search() {
     // No other phase: the flag is read where the search reads the clock.
