@@ -280,10 +280,16 @@ impl Solver {
             watcher.join().expect("the stop watcher panicked");
             (out, q)
         });
+        // A broken invariant is a bug, reported whoever decided (as in the schedule).
+        if let QuotientStep::Broken(why) = &step {
+            return Err(SolveError::Invariant(why.to_string()));
+        }
         let mut out = out?;
         out.nodes += q_nodes;
         out.spent.quotient += q_nodes;
-        // The schedule's own verdict stands if it gave one; otherwise the quotient's.
+        // The schedule's own verdict stands if it gave one; otherwise the quotient's. (The
+        // schedule stops on `halt` only when the quotient decided or the caller's flag went
+        // up, so an undecided quotient leaves the schedule's own limit in place.)
         if out.verdict == Verdict::Unknown {
             match step {
                 QuotientStep::Lost { positions } => {
@@ -299,14 +305,7 @@ impl Solver {
                     out.limit = None;
                     out.phase = Some(Phase::Quotient);
                 }
-                QuotientStep::Broken(why) => return Err(SolveError::Invariant(why.to_string())),
-                _ => {
-                    // The schedule stopped on the quotient's flag only when the quotient
-                    // decided; otherwise its own limit (or the caller's flag) stands.
-                    if out.limit == Some(Limit::Stopped) && !self.stopped() {
-                        out.limit = Some(self.clock_limit());
-                    }
-                }
+                _ => {}
             }
         }
         out.seconds = t0.elapsed().as_secs_f64();
