@@ -128,7 +128,6 @@ pub fn certify(
         opts.max_seconds
             .map(|s| (s - t0.elapsed().as_secs_f64()).max(1e-3))
     };
-    let mut found = None;
     let windows: &[(u8, bool)] = match opts.method {
         Method::Auto => &[(2, true), (3, true), (4, true), (5, true)],
         Method::Quotient { k, dealt } => &[(k, dealt)][..],
@@ -138,21 +137,16 @@ pub fn certify(
         Method::Quotient { k, dealt } => Some((k, dealt)),
         _ => None,
     };
-    // Each try: window, dealt refinement, kept cards. In `Auto`, after a false win at every
-    // window, the first window goes on keeping one more card a false win got wrong per run
-    // (see "Refining by the cards a branch got wrong" in the quotient's docs), until a run
-    // proves the loss; keeping every card leaves nothing to branch, so it ends.
-    let mut tries: std::collections::VecDeque<(u8, bool, u64)> =
-        windows.iter().map(|&(k, dealt)| (k, dealt, 0)).collect();
-    // The first window's false win: where the refinement starts.
-    let mut first_false: Option<(u8, bool, u64)> = None;
-    while let Some((k, dealt, kept)) = tries.pop_front() {
+    // One quotient run: its members when it proves the loss, the next kept cards (if any)
+    // after a false win, or `None` when the quotient cannot go on (the exact search then
+    // writes the certificate).
+    let run = |k: u8, dealt: bool, kept: u64| -> Result<Option<Run>, CertifyError> {
         let encoder =
             match certificate::quotient::Quotient::new(game, &start, k, dealt, kept, opts.autoplay)
             {
                 Ok(e) => e,
                 Err(why) if ask.is_some() => return Err(CertifyError::NotApplicable(why.0)),
-                Err(_) => break,
+                Err(_) => return Ok(None),
             };
         let qopts = QuotientOptions {
             k,
@@ -167,33 +161,53 @@ pub fn certify(
         let (r, members) = quotient::search_collect(deal, &qopts, &AtomicBool::new(false), encoder);
         match r.verdict {
             QuotientVerdict::Lost => {
-                found = Some((Kind::Quotient { k, dealt, kept }, members));
-                break;
+                Ok(Some(Run::Lost(Kind::Quotient { k, dealt, kept }, members)))
             }
-            QuotientVerdict::BranchWin if ask.is_some() => return Err(CertifyError::BranchWin(k)),
+            QuotientVerdict::BranchWin if ask.is_some() => Err(CertifyError::BranchWin(k)),
             QuotientVerdict::BranchWin => {
                 if quotient::concrete_line(deal, &r.line).is_some() {
                     return Err(CertifyError::Won);
                 }
-                let next = quotient::next_kept(deal, &r.line, kept).map(|n| (k, dealt, n));
-                if kept != 0 {
-                    tries.extend(next);
-                } else if first_false.is_none() {
-                    first_false = next;
-                }
-                if tries.is_empty() && kept == 0 {
-                    tries.extend(first_false.take());
-                }
+                Ok(Some(Run::FalseWin(quotient::next_kept(
+                    deal, &r.line, kept,
+                ))))
             }
-            QuotientVerdict::Limit(QuotientLimit::Memory) => {
-                return Err(CertifyError::Limit("memory"))
-            }
-            QuotientVerdict::Limit(_) => return Err(CertifyError::Limit("time")),
+            QuotientVerdict::Limit(QuotientLimit::Memory) => Err(CertifyError::Limit("memory")),
+            QuotientVerdict::Limit(_) => Err(CertifyError::Limit("time")),
             QuotientVerdict::NotApplicable(why) if ask.is_some() => {
-                return Err(CertifyError::NotApplicable(why.to_string()))
+                Err(CertifyError::NotApplicable(why.to_string()))
             }
-            QuotientVerdict::NotApplicable(_) => break,
-            QuotientVerdict::Broken(why) => return Err(CertifyError::Broken(why.to_string())),
+            QuotientVerdict::NotApplicable(_) => Ok(None),
+            QuotientVerdict::Broken(why) => Err(CertifyError::Broken(why.to_string())),
+        }
+    };
+    // The windows in turn; in `Auto`, after a false win at every one, the first window goes
+    // on keeping one more card a false win got wrong per run (see "Refining by the cards a
+    // branch got wrong" in the quotient's docs) until a run proves the loss; keeping every
+    // card leaves nothing to branch, so it ends.
+    let mut found = None;
+    let mut refine: Option<(u8, bool, u64)> = None;
+    for &(k, dealt) in windows {
+        match run(k, dealt, 0)? {
+            Some(Run::Lost(kind, members)) => {
+                found = Some((kind, members));
+                break;
+            }
+            Some(Run::FalseWin(next)) => {
+                refine = refine.or(next.map(|kept| (k, dealt, kept)));
+            }
+            None => {
+                refine = None;
+                break;
+            }
+        }
+    }
+    while let (None, Some((k, dealt, kept))) = (&found, refine) {
+        refine = None;
+        match run(k, dealt, kept)? {
+            Some(Run::Lost(kind, members)) => found = Some((kind, members)),
+            Some(Run::FalseWin(next)) => refine = next.map(|kept| (k, dealt, kept)),
+            None => {}
         }
     }
     let (kind, mut members) = match found {
@@ -366,6 +380,14 @@ fn board_of(p: &Position, b: &mut Board) {
     }
     b.taken = p.stock_taken();
     b.waste = p.waste_bits();
+}
+
+/// What one quotient run of the certificate pass gave.
+enum Run {
+    /// The loss, proved: the certificate's kind and members.
+    Lost(Kind, certificate::Members),
+    /// A false branch win, and the kept cards of the next run if a card is left to keep.
+    FalseWin(Option<u64>),
 }
 
 /// The members found so far, with a hash index of its own (the pass's, not the checker's).
