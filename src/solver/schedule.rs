@@ -327,12 +327,14 @@ fn quotient_alone(
     let mut q = QuotientSchedule::new();
     let mut done = 0u64;
     loop {
-        q.credit = u64::MAX;
+        // Credit for exactly the next run, so that the flag goes up after the run that meets
+        // the first branch win, not after the last run.
+        q.credit = q.budget;
         let step = q.run(deal, &mut done, None, bytes, clock, false);
         if q.branched {
             branched.store(true, Ordering::Relaxed);
         }
-        // `run` returns `Continue` only when the phase is off (its credit never runs out).
+        // `Continue`: that run decided nothing; the next, unless the phase is off.
         if !matches!(step, QuotientStep::Continue) || q.off {
             return (step, done);
         }
@@ -1308,11 +1310,6 @@ mod tests {
     use crate::deal::Deal;
     use crate::rules::Variant;
 
-    /// Jacks under kings, queens alone, tens home (won by hand: a queen onto a king empties
-    /// a pile, a king goes there, its jack goes home, and so on). In the schedule's first run
-    /// (`k = 2`) the kings are outside the window, but the dealt refinement knows each king by
-    /// its place until it moves, so each branch is the real card: the run's line wins on the
-    /// deal, and the phase returns it, checked here by the checker.
     /// The quotient on a thread of its own runs the same refining runs as in the schedule,
     /// with no share to earn: it wins bc 13 after keeping cards (the line replays) and raises
     /// the branched flag; it proves a lost deal without one; and it ends at once when its
@@ -1347,6 +1344,11 @@ mod tests {
         assert!(matches!(step, QuotientStep::Deadline), "not stopped");
     }
 
+    /// Jacks under kings, queens alone, tens home (won by hand: a queen onto a king empties
+    /// a pile, a king goes there, its jack goes home, and so on). In the schedule's first run
+    /// (`k = 2`) the kings are outside the window, but the dealt refinement knows each king by
+    /// its place until it moves, so each branch is the real card: the run's line wins on the
+    /// deal, and the phase returns it, checked here by the checker.
     #[test]
     fn a_branch_win_that_replays_on_the_deal_is_a_win() {
         let mut deal = Deal::empty(

@@ -1008,9 +1008,8 @@ fn the_novelty_member_wins_where_the_others_do_not() {
 
 /// Deal 28 of beleaguered-castle: the doubling depth-first attempts alone (no quick,
 /// best-first or quotient phase: the quotient alone wins this deal, its ninth refined run
-/// keeping eight cards) have
-/// no win after a million nodes, while the probes run between them find one in a fraction of
-/// that. The win replays, so the verdict is known apart from the search.
+/// keeping eight cards) have no win after a million nodes, while the probes run between them
+/// find one in a fraction of that. The win replays, so the verdict is known apart from the search.
 #[test]
 fn the_probes_win_where_the_long_attempts_go_astray() {
     let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 28);

@@ -81,8 +81,8 @@ fn the_flag_stops_a_solve_on_several_threads() {
 
 /// On two threads with no node budget the quotient has a thread of its own (design.md, "The
 /// quotient beside the schedule"); the flag reaches it and the schedule both. Streets and
-/// alleys 62407 is lost, proved by the refining quotient after some 17 CPU seconds on two
-/// threads (`castle solve -v sa -s 62407 -j 2 --memory 8192`), so both are still at work
+/// alleys 62407 is lost, proved by the refining quotient after many seconds (17.6 CPU s in
+/// one run of `castle solve -v sa -s 62407 -j 2 --memory 8192`), so both are still at work
 /// when the flag goes up.
 #[test]
 fn the_flag_stops_the_quotient_beside_the_schedule() {
