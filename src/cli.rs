@@ -594,7 +594,8 @@ pub struct SolveArgs {
     pub budget: BudgetArgs,
     /// Threads searching the deal together, sharing one table (same verdict as one thread;
     /// with two or more and no --max-nodes, one of them runs the suit-blind quotient on its
-    /// own; with --layered or --spill, the same search, expanded on every thread).
+    /// own, then a relocating swarm once the quotient is out of room; with --layered or
+    /// --spill, the same search, expanded on every thread).
     #[arg(long, short = 'j', default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
     /// Output format.

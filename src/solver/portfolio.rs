@@ -715,6 +715,40 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     }
 }
 
+/// A relocating swarm of its own ([`Member::RelocateSwarm`]'s search, its random orders
+/// drawn from `seed`), run from the deal within `memory` bytes until it wins or `clock`
+/// stops it: the thread of the quotient beside the schedule runs it once the quotient is out
+/// of room (see `schedule::BESIDE_SWARM_SEED`). A full room starts it afresh with new orders,
+/// as in the portfolio ([`Swarm::restart`]); a swarm out of positions, or full before its
+/// first position, ends. Returns the win (replayed by the solve's checker like every win) and
+/// the positions expanded. It only ever reports a win, so it can only turn `unknown` into a
+/// checked win.
+pub(super) fn swarm_alone<const W: usize>(
+    deal: &Deal,
+    prune: Pruning,
+    seed: u64,
+    memory: usize,
+    clock: Clock<'_>,
+) -> (Option<Vec<Move>>, u64) {
+    let mut swarm = Swarm::<W>::new(deal, prune, SWARM_SEARCHES, seed)
+        .relocating()
+        .sharing();
+    let limits = PassLimits {
+        nodes: u64::MAX,
+        memory,
+        clock,
+    };
+    loop {
+        let before = swarm.expanded;
+        match swarm.run(u64::MAX, limits, None) {
+            Stop::Won => return (swarm.win.take(), swarm.expanded),
+            // A room too small for a single position would start afresh for ever.
+            Stop::Full if swarm.expanded > before => swarm.restart(),
+            _ => return (None, swarm.expanded),
+        }
+    }
+}
+
 /// Runs one member alone from the deal for at most `nodes` positions within `memory` bytes:
 /// the win it found, if any, and the positions it expanded. A swarm that fills `memory`
 /// starts afresh, as in the portfolio ([`Swarm::restart`]); any other member out of room

@@ -248,20 +248,31 @@ impl Solver {
             ..self.clone()
         };
         let deadline = self.limits.deadline(t0);
-        let (out, (step, q_nodes)) = std::thread::scope(|s| {
+        // Once the quotient is out of room its thread runs a relocating swarm of its own
+        // there, if the solve's portfolio has that member (see `BESIDE_SWARM_SEED`).
+        let swarm = self.best_first
+            && self
+                .members
+                .iter()
+                .any(|m| m == super::portfolio::Member::RelocateSwarm);
+        let (out, beside) = std::thread::scope(|s| {
             let quotient = s.spawn(|| {
                 let clock = Clock {
                     deadline,
                     stop: Some(&q_stop),
                 };
-                let r = quotient_alone(deal, q_bytes, clock, &branched);
-                if matches!(
-                    r.0,
-                    QuotientStep::Lost { .. } | QuotientStep::Won { .. } | QuotientStep::Broken(_)
-                ) {
+                let b = beside_thread::<W>(deal, self.pruning, q_bytes, clock, &branched, swarm);
+                if b.swarm_win.is_some()
+                    || matches!(
+                        b.step,
+                        QuotientStep::Lost { .. }
+                            | QuotientStep::Won { .. }
+                            | QuotientStep::Broken(_)
+                    )
+                {
                     halt.store(true, Ordering::Relaxed);
                 }
-                r
+                b
             });
             // The caller's flag reaches both sides through this watcher (each search reads
             // one flag).
@@ -280,13 +291,20 @@ impl Solver {
             watcher.join().expect("the stop watcher panicked");
             (out, q)
         });
+        let Beside {
+            step,
+            quotient_nodes,
+            swarm_win,
+            swarm_nodes,
+        } = beside;
         // A broken invariant is a bug, reported whoever decided (as in the schedule).
         if let QuotientStep::Broken(why) = &step {
             return Err(SolveError::Invariant(why.to_string()));
         }
         let mut out = out?;
-        out.nodes += q_nodes;
-        out.spent.quotient += q_nodes;
+        out.nodes += quotient_nodes + swarm_nodes;
+        out.spent.quotient += quotient_nodes;
+        out.spent.portfolio += swarm_nodes;
         // The schedule's own verdict stands if it gave one; otherwise the quotient's. (The
         // schedule stops on `halt` only when the quotient decided or the caller's flag went
         // up, so an undecided quotient leaves the schedule's own limit in place.)
@@ -305,7 +323,14 @@ impl Solver {
                     out.limit = None;
                     out.phase = Some(Phase::Quotient);
                 }
-                _ => {}
+                _ => {
+                    if let Some(line) = swarm_win {
+                        out.verdict = Verdict::Solvable;
+                        out.moves = line;
+                        out.limit = None;
+                        out.phase = Some(Phase::BesideSwarm);
+                    }
+                }
             }
         }
         out.seconds = t0.elapsed().as_secs_f64();
@@ -338,6 +363,43 @@ fn quotient_alone(
         if !matches!(step, QuotientStep::Continue) || q.off {
             return (step, done);
         }
+    }
+}
+
+/// What the thread beside the schedule did (see [`beside_thread`]).
+struct Beside {
+    /// The quotient's last step.
+    step: QuotientStep,
+    quotient_nodes: u64,
+    /// The swarm's win, if it ran and won.
+    swarm_win: Option<Vec<Move>>,
+    swarm_nodes: u64,
+}
+
+/// The thread beside the schedule (see [`Solver::attempts_beside_quotient`]): the quotient's
+/// runs ([`quotient_alone`]) and, if they end out of room (the phase off, with no verdict,
+/// deadline or stop) and `swarm` is set, a relocating swarm of its own in the quotient's
+/// `bytes` for the rest of the solve ([`super::portfolio::swarm_alone`], random orders drawn
+/// from [`BESIDE_SWARM_SEED`]).
+fn beside_thread<const W: usize>(
+    deal: &Deal,
+    prune: crate::state::Pruning,
+    bytes: usize,
+    clock: Clock<'_>,
+    branched: &AtomicBool,
+    swarm: bool,
+) -> Beside {
+    let (step, quotient_nodes) = quotient_alone(deal, bytes, clock, branched);
+    let (swarm_win, swarm_nodes) = if swarm && matches!(step, QuotientStep::Continue) {
+        super::portfolio::swarm_alone::<W>(deal, prune, BESIDE_SWARM_SEED, bytes, clock)
+    } else {
+        (None, 0)
+    };
+    Beside {
+        step,
+        quotient_nodes,
+        swarm_win,
+        swarm_nodes,
     }
 }
 
@@ -911,6 +973,17 @@ pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
 /// design.md, "The quotient beside the schedule").
 pub const QUOTIENT_THREAD_PART: usize = 4;
 
+/// The seed of the random orders of the relocating swarm that the quotient's thread beside
+/// the schedule runs once the quotient is out of room ([`beside_thread`]); the portfolio's
+/// own relocating swarm draws from another seed, so the two walk different lines. Without
+/// it that thread ended with the quotient and its core idled for the rest of the solve: on
+/// streets-and-alleys 70779 the refining runs fill a quarter of `--memory 8192` after some
+/// 100 CPU s (`cargo run --release --example quotient -- --variant sa --seed 70779 -k 2
+/// --refine 200 --refine-step 1 --max-mib 2048`: 18 runs, the last out of room at 27.8
+/// million positions), while the tables' last deals take minutes each. The relocating swarm
+/// is the member that won most of the tail's deals.
+pub const BESIDE_SWARM_SEED: u64 = 0xB351_DE5E_ED00;
+
 /// The window of every run. A false branch win makes the next run keep one more card with
 /// its suit ([`QuotientOptions::kept`], see [`QuotientSchedule::run`]); the window widens
 /// (up to [`QUOTIENT_MAX_K`]) only if a false win named no card to keep, which cannot happen.
@@ -1342,6 +1415,67 @@ mod tests {
         };
         let (step, _) = quotient_alone(&deal, 1 << 28, clock, &AtomicBool::new(false));
         assert!(matches!(step, QuotientStep::Deadline), "not stopped");
+    }
+
+    /// Once the quotient is out of room (half a MiB here), the thread beside the schedule runs
+    /// a relocating swarm of its own there: on a won deal it wins (the line replays), with
+    /// the swarm off it returns nothing, and on a lost deal (`data/bench/hard-unsolvable.fcs`,
+    /// lost by the exact search: no win to find, and more positions than the swarm's room
+    /// holds, so it starts afresh again and again) the raised stop flag ends it.
+    #[test]
+    fn out_of_room_the_quotient_thread_runs_a_swarm() {
+        use super::beside_thread;
+        use crate::state::Pruning;
+        use std::sync::atomic::AtomicBool;
+        let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 2);
+        let no = AtomicBool::new(false);
+        let b = beside_thread::<3>(
+            &deal,
+            Pruning::default(),
+            1 << 19,
+            Clock::default(),
+            &no,
+            true,
+        );
+        assert!(
+            matches!(b.step, QuotientStep::Continue),
+            "the quotient decided"
+        );
+        assert!(b.quotient_nodes > 0 && b.swarm_nodes > 0);
+        let line = b.swarm_win.expect("the swarm did not win");
+        check_win(&deal, &steps_of(&line)).unwrap();
+
+        let b = beside_thread::<3>(
+            &deal,
+            Pruning::default(),
+            1 << 19,
+            Clock::default(),
+            &no,
+            false,
+        );
+        assert!(b.swarm_win.is_none() && b.swarm_nodes == 0);
+
+        let text = include_str!("../../data/bench/hard-unsolvable.fcs");
+        let lost = crate::formats::read_deal(text, "hard", Default::default()).unwrap();
+        assert_eq!(crate::state::Position::new(&lost).key_words(), 3);
+        let up = AtomicBool::new(false);
+        let b = std::thread::scope(|s| {
+            let h = s.spawn(|| {
+                let clock = Clock {
+                    deadline: None,
+                    stop: Some(&up),
+                };
+                beside_thread::<3>(&lost, Pruning::default(), 1 << 19, clock, &no, true)
+            });
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            up.store(true, std::sync::atomic::Ordering::Relaxed);
+            h.join().unwrap()
+        });
+        assert!(
+            matches!(b.step, QuotientStep::Continue),
+            "the quotient decided"
+        );
+        assert!(b.swarm_win.is_none() && b.swarm_nodes > 0);
     }
 
     /// Jacks under kings, queens alone, tens home (won by hand: a queen onto a king empties

@@ -363,6 +363,10 @@ pub enum Phase {
     /// The layered search (see [`super::layered`]): it closed every level of progress, a proof
     /// of `unsolvable`, or met a win, which is replayed as every win.
     Layered,
+    /// The relocating swarm that the quotient's thread beside the schedule runs once the
+    /// quotient is out of room (see `schedule::BESIDE_SWARM_SEED`): it only reports a win,
+    /// replayed as every win.
+    BesideSwarm,
 }
 
 impl Phase {
@@ -375,6 +379,7 @@ impl Phase {
             Phase::Probe => "probe",
             Phase::Quotient => "quotient",
             Phase::Layered => "layered",
+            Phase::BesideSwarm => "swarm:beside",
         }
     }
 }
