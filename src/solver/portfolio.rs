@@ -473,6 +473,31 @@ impl<'a, const W: usize> Runner<'a, W> {
         }
     }
 
+    /// Runs the search alone from the deal for at most `nodes` positions within `memory`
+    /// bytes, until it wins or `clock` stops it: the win, if any, and the positions expanded.
+    /// A swarm that fills `memory` starts afresh ([`Swarm::restart`]); any other search out
+    /// of room stops there, and so does a swarm full before its first position (it would
+    /// start afresh for ever).
+    fn alone(mut self, nodes: u64, memory: usize, clock: Clock<'_>) -> (Option<Vec<Move>>, u64) {
+        let limits = PassLimits {
+            nodes: u64::MAX,
+            memory,
+            clock,
+        };
+        loop {
+            let before = self.expanded();
+            let left = nodes.saturating_sub(before);
+            if left == 0
+                || self.run(left, limits, None) != Stop::Full
+                || self.expanded() == before
+                || !self.start_afresh()
+            {
+                break;
+            }
+        }
+        (self.take_win(), self.expanded())
+    }
+
     fn take_win(&mut self) -> Option<Vec<Move>> {
         match self {
             Runner::Pass(p) => p.win.take(),
@@ -730,23 +755,10 @@ pub(super) fn swarm_alone<const W: usize>(
     memory: usize,
     clock: Clock<'_>,
 ) -> (Option<Vec<Move>>, u64) {
-    let mut swarm = Swarm::<W>::new(deal, prune, SWARM_SEARCHES, seed)
+    let swarm = Swarm::<W>::new(deal, prune, SWARM_SEARCHES, seed)
         .relocating()
         .sharing();
-    let limits = PassLimits {
-        nodes: u64::MAX,
-        memory,
-        clock,
-    };
-    loop {
-        let before = swarm.expanded;
-        match swarm.run(u64::MAX, limits, None) {
-            Stop::Won => return (swarm.win.take(), swarm.expanded),
-            // A room too small for a single position would start afresh for ever.
-            Stop::Full if swarm.expanded > before => swarm.restart(),
-            _ => return (None, swarm.expanded),
-        }
-    }
+    Runner::Swarm(Box::new(swarm)).alone(u64::MAX, memory, clock)
 }
 
 /// Runs one member alone from the deal for at most `nodes` positions within `memory` bytes:
@@ -766,22 +778,7 @@ pub fn run_alone(
         nodes: u64,
         memory: usize,
     ) -> (Option<Vec<Move>>, u64) {
-        let mut p = Runner::<W>::new(deal, Pruning::default(), member);
-        let limits = PassLimits {
-            nodes: u64::MAX,
-            memory,
-            clock: Clock::default(),
-        };
-        loop {
-            let left = nodes.saturating_sub(p.expanded());
-            if left == 0 {
-                break;
-            }
-            if p.run(left, limits, None) != Stop::Full || !p.start_afresh() {
-                break;
-            }
-        }
-        (p.take_win(), p.expanded())
+        Runner::<W>::new(deal, Pruning::default(), member).alone(nodes, memory, Clock::default())
     }
     if crate::state::Position::new(deal).key_words() == 3 {
         go::<3>(deal, member, nodes, memory)

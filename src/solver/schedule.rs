@@ -1428,15 +1428,12 @@ mod tests {
         use crate::state::Pruning;
         use std::sync::atomic::AtomicBool;
         let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 2);
+        assert_eq!(crate::state::Position::new(&deal).key_words(), 3);
         let no = AtomicBool::new(false);
-        let b = beside_thread::<3>(
-            &deal,
-            Pruning::default(),
-            1 << 19,
-            Clock::default(),
-            &no,
-            true,
-        );
+        let half_a_mib = |deal: &Deal, clock, swarm| {
+            beside_thread::<3>(deal, Pruning::default(), 1 << 19, clock, &no, swarm)
+        };
+        let b = half_a_mib(&deal, Clock::default(), true);
         assert!(
             matches!(b.step, QuotientStep::Continue),
             "the quotient decided"
@@ -1445,14 +1442,7 @@ mod tests {
         let line = b.swarm_win.expect("the swarm did not win");
         check_win(&deal, &steps_of(&line)).unwrap();
 
-        let b = beside_thread::<3>(
-            &deal,
-            Pruning::default(),
-            1 << 19,
-            Clock::default(),
-            &no,
-            false,
-        );
+        let b = half_a_mib(&deal, Clock::default(), false);
         assert!(b.swarm_win.is_none() && b.swarm_nodes == 0);
 
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
@@ -1465,7 +1455,7 @@ mod tests {
                     deadline: None,
                     stop: Some(&up),
                 };
-                beside_thread::<3>(&lost, Pruning::default(), 1 << 19, clock, &no, true)
+                half_a_mib(&lost, clock, true)
             });
             std::thread::sleep(std::time::Duration::from_millis(300));
             up.store(true, std::sync::atomic::Ordering::Relaxed);
