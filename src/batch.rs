@@ -433,12 +433,25 @@ pub(crate) fn replace_file(path: &Path, tmp: &Path, text: &str) -> std::io::Resu
     std::fs::rename(tmp, path)
 }
 
+/// A batch CSV open for appending (see [`open_for_append`]).
+#[derive(Debug)]
+pub struct Opened {
+    /// The file, locked, positioned for appending.
+    pub file: std::fs::File,
+    /// The seeds not to solve again.
+    pub done: HashSet<u64>,
+    /// With `retry_unknown`: each seed to solve again and its count of `unknown` rows.
+    pub retries: HashMap<u64, u64>,
+}
+
 /// Opens a batch CSV for appending: locks it (a second batch on the same file is refused),
 /// creates it with the header, or checks an existing one, cuts a torn last line (or a torn
 /// header, when a crash left nothing else), and returns the seeds already done for these
 /// rules: every seed with a row, or with `retry_unknown` only those with a decided row (so
 /// the seeds whose rows all say `unknown` are solved again, and their new rows appended;
-/// `stats` counts a seed's decided row over its `unknown` ones).
+/// `stats` counts a seed's decided row over its `unknown` ones), and with `retry_unknown`
+/// how many `unknown` rows each seed left to solve again has (its retry's salt: see
+/// [`Solver::salt`]).
 ///
 /// # Errors
 /// Unreadable files, a file another batch holds, a foreign header or a corrupt row (named by
@@ -448,7 +461,7 @@ pub fn open_for_append(
     rules: &Rules,
     numbering: Numbering,
     retry_unknown: bool,
-) -> Result<(std::fs::File, HashSet<u64>), InputError> {
+) -> Result<Opened, InputError> {
     let origin = path.display().to_string();
     let io = |e: std::io::Error| InputError::new(InputKind::File, e.to_string()).at(path);
     let mut file = std::fs::OpenOptions::new()
@@ -485,7 +498,11 @@ pub fn open_for_append(
         file.write_all(format!("{HEADER}\n").as_bytes())
             .map_err(io)?;
         file.flush().map_err(io)?;
-        return Ok((file, HashSet::new()));
+        return Ok(Opened {
+            file,
+            done: HashSet::new(),
+            retries: HashMap::new(),
+        });
     }
     bytes.truncate(keep);
     let text = crate::text::decode(bytes, &origin)?;
@@ -509,6 +526,7 @@ pub fn open_for_append(
         return open_for_append(path, rules, numbering, retry_unknown);
     }
     let mut done = HashSet::new();
+    let mut unknown = HashMap::new();
     for (i, row) in rows.iter().enumerate() {
         let differ = differences(row, rules, numbering);
         if !differ.is_empty() {
@@ -524,9 +542,16 @@ pub fn open_for_append(
         }
         if !retry_unknown || row.verdict != Verdict::Unknown.name() {
             done.insert(row.seed);
+        } else {
+            *unknown.entry(row.seed).or_insert(0) += 1;
         }
     }
-    Ok((file, done))
+    unknown.retain(|seed, _| !done.contains(seed));
+    Ok(Opened {
+        file,
+        done,
+        retries: unknown,
+    })
 }
 
 /// What differs between a row of a batch file and the batch being run, one phrase an option:
@@ -853,7 +878,9 @@ pub struct BatchOptions {
     pub format: RowFormat,
     /// Also append the seeds proved winnable to this file, one per line.
     pub winnable_only: Option<PathBuf>,
-    /// Solve again the seeds whose rows in `csv` all say `unknown` (see [`open_for_append`]).
+    /// Solve again the seeds whose rows in `csv` all say `unknown` (see [`open_for_append`]),
+    /// each with its salt raised by the number of those rows, so that a retry is another
+    /// search for a win and not the same one again (see [`Solver::salt`]).
     pub retry_unknown: bool,
     /// Solve every deal once with the solver's budgets, instead of in passes (see
     /// [`passes`]).
@@ -976,6 +1003,9 @@ pub struct Batch {
     opts: BatchOptions,
     file: Option<std::fs::File>,
     done: HashSet<u64>,
+    /// With `retry_unknown`: the `unknown` rows of each seed solved again (added to its
+    /// salt).
+    retries: HashMap<u64, u64>,
     winnable: Option<std::fs::File>,
     /// Deals a run before left for a later pass (see [`passes`], "Resume").
     carried: HashMap<u64, passes::Carry>,
@@ -992,12 +1022,12 @@ impl Batch {
     /// The errors of [`open_for_append`]; a winnable-seeds file that cannot be opened; a
     /// pending file that is not one.
     pub fn open(opts: BatchOptions) -> Result<Batch, InputError> {
-        let (file, done) = match &opts.csv {
+        let (file, done, retries) = match &opts.csv {
             Some(p) => {
-                let (f, d) = open_for_append(p, &opts.rules, opts.numbering, opts.retry_unknown)?;
-                (Some(f), d)
+                let o = open_for_append(p, &opts.rules, opts.numbering, opts.retry_unknown)?;
+                (Some(o.file), o.done, o.retries)
             }
-            None => (None, HashSet::new()),
+            None => (None, HashSet::new(), HashMap::new()),
         };
         let pending = match &opts.csv {
             Some(p) => passes::PendingFile::read(p)?,
@@ -1021,6 +1051,7 @@ impl Batch {
             opts,
             file,
             done,
+            retries,
             winnable,
             carried,
             elsewhere,
@@ -1123,6 +1154,7 @@ impl Batch {
             let starts = Arc::new(starts);
             let started = Arc::clone(&starts);
             let record = Arc::clone(&pending);
+            let retries = Arc::new(self.retries.clone());
             let solve = move |deal: &Deal| {
                 // In the last pass a deal's start is on record before its search (a run
                 // killed in it leaves the try counted).
@@ -1133,6 +1165,18 @@ impl Batch {
                 }
                 // With `--spill DIR` the last pass's solver goes on on disk when the deal fills
                 // its table, or takes up the checkpoint an earlier run left (`Solver::spill`).
+                // A retried deal's search for wins draws anew (see `Solver::salt`).
+                let salted;
+                let solver = match deal.seed.and_then(|s| retries.get(&s)) {
+                    Some(&n) => {
+                        salted = Solver {
+                            salt: solver.salt.wrapping_add(n),
+                            ..solver.clone()
+                        };
+                        &salted
+                    }
+                    None => &solver,
+                };
                 let out = solver.solve(deal)?;
                 // A lost deal's verdict is final in any pass: its certificate is built here,
                 // on the worker.

@@ -230,7 +230,8 @@ pub struct BatchArgs {
     pub winnable_only: Option<PathBuf>,
     /// Solve again the seeds whose rows in --csv all say `unknown` (with this run's budgets,
     /// say a larger --max-seconds), appending their new rows; `stats` counts a decided row
-    /// over `unknown` ones.
+    /// over `unknown` ones. Each deal's --salt is raised by its count of unknown rows, so a
+    /// retry searches for wins along other lines rather than the same ones again.
     #[arg(long, requires = "csv")]
     pub retry_unknown: bool,
     /// Solve each deal once with the budgets given, all threads at once (without it a batch
@@ -532,6 +533,12 @@ pub struct BudgetArgs {
     /// No probes (short depth-first attempts with new move orders) between the long ones.
     #[arg(long, help_heading = TUNING)]
     pub no_probes: bool,
+    /// Vary the random draws of the searches for a win (the portfolio's swarms and members):
+    /// 0 is the usual search. A deal left unknown by a budget is the same search again with
+    /// the same salt, another one with another salt. Wins may differ; no verdict depends on
+    /// it (batch --retry-unknown adds each deal's count of unknown rows).
+    #[arg(long, help_heading = TUNING, default_value_t = 0)]
+    pub salt: u64,
     /// No suit-blind quotient between the attempts (its budgeted searches of a smaller space
     /// can prove a loss that the exact search would take far longer to prove).
     #[arg(long)]
@@ -946,6 +953,7 @@ impl BudgetArgs {
             best_first: !self.no_best_first,
             members: self.portfolio,
             probes: (!self.no_probes).then_some(self.probe_nodes),
+            salt: self.salt,
             quotient: !self.no_quotient,
             layered: self.layered,
             spill: match &self.spill {

@@ -82,6 +82,13 @@ pub struct Solver {
     /// larger slice of each attempt in the variants where that was measured to pay
     /// (`schedule::winnable_share`). Never changes a verdict: the members only report wins.
     pub winnable_share: bool,
+    /// Varies the random draws of the searches that only look for wins: the portfolio's
+    /// swarms and members and the swarm beside the schedule (see [`portfolio::salted`]). 0 (the
+    /// default) is castle's usual search, node for node; another salt is another search for a
+    /// win, so a deal left `unknown` by a budget is worth running again with a new salt rather
+    /// than the same search a second time (`batch --retry-unknown` does so). Never changes a
+    /// verdict: those searches only report wins, and every win is replayed.
+    pub salt: u64,
     /// Interleave probes, short depth-first attempts on a small table of their own, with the
     /// long attempts: this many nodes times Luby's sequence (default [`PROBE_NODES`]; `None`:
     /// no probes).
@@ -145,6 +152,7 @@ impl Default for Solver {
             members: portfolio::Members::DEFAULT,
             loans: true,
             winnable_share: true,
+            salt: 0,
             probes: Some(PROBE_NODES),
             threads: 1,
             short: None,

@@ -259,6 +259,37 @@ impl Member {
     }
 }
 
+impl Member {
+    /// Its evaluation for `deal` with its tie seed drawn under `salt` ([`salted`]): at salt 0
+    /// [`Member::eval`] itself; otherwise every member breaks its ties at random, the plain
+    /// ones too.
+    pub fn salted_eval(self, deal: &Deal, salt: u64) -> Eval {
+        let mut e = self.eval(deal);
+        e.tie_seed = salted(e.tie_seed, salt);
+        e
+    }
+}
+
+/// The seed of the swarms' random orders at salt 0.
+const SWARM_SEED: u64 = 0x5EED;
+
+/// A random draw's seed under a solve's salt ([`crate::solver::Solver::salt`]): `seed`
+/// itself at salt 0, so the default solve is the same search node for node; otherwise a seed
+/// mixed from both, never 0 (a tie seed of 0 means no random ties). The salt only moves the
+/// portfolio's draws (its swarms' orders, its members' ties) and the swarm beside the
+/// schedule; those searches only ever report a win, which is replayed, so no salt can change
+/// a verdict. What it is for: a search cut by a budget and run again with the same budget is
+/// the same search again; with another salt it walks other lines.
+pub fn salted(seed: u64, salt: u64) -> u64 {
+    if salt == 0 {
+        return seed;
+    }
+    let mut h =
+        (seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h.max(1)
+}
+
 /// What each waste card adds to `f` in a stock game, in tenths of a move. `h` counts a stock
 /// card as a move still needed, so with weight 5 a deal lowers `f` by four moves' worth, as
 /// much as a card going home: the phase deals the stock out early and buries the waste, where
@@ -365,6 +396,8 @@ struct Restarted<'a, const W: usize> {
     pass: Pass<'a, W>,
     member: Member,
     deal: &'a Deal,
+    /// The solve's salt (see [`salted`]).
+    salt: u64,
     /// Runs so far (the current one's tie seed).
     runs: u64,
     /// Positions the current run has left.
@@ -372,11 +405,12 @@ struct Restarted<'a, const W: usize> {
 }
 
 impl<'a, const W: usize> Restarted<'a, W> {
-    fn new(deal: &'a Deal, prune: Pruning, member: Member) -> Self {
+    fn new(deal: &'a Deal, prune: Pruning, member: Member, salt: u64) -> Self {
         Restarted {
-            pass: Pass::new(deal, prune, 50, usize::MAX).with_eval(member.eval(deal)),
+            pass: Pass::new(deal, prune, 50, usize::MAX).with_eval(member.salted_eval(deal, salt)),
             member,
             deal,
+            salt,
             runs: 1,
             left: member.restart_nodes(),
         }
@@ -396,7 +430,7 @@ impl<'a, const W: usize> Restarted<'a, W> {
                     // A new draw of the ties, run for the next term of Luby's sequence.
                     self.runs += 1;
                     let mut eval = self.member.eval(self.deal);
-                    eval.tie_seed = self.runs;
+                    eval.tie_seed = salted(self.runs, self.salt);
                     self.pass.restart(eval);
                     self.left = self.member.restart_nodes() * luby(self.runs);
                 }
@@ -410,21 +444,20 @@ impl<'a, const W: usize> Restarted<'a, W> {
 }
 
 impl<'a, const W: usize> Runner<'a, W> {
-    fn new(deal: &'a Deal, prune: Pruning, m: Member) -> Self {
+    fn new(deal: &'a Deal, prune: Pruning, m: Member, salt: u64) -> Self {
+        let seed = salted(SWARM_SEED, salt);
         match m {
-            Member::Swarm => {
-                Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)))
-            }
+            Member::Swarm => Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, seed))),
             Member::RelocateSwarm => Runner::Swarm(Box::new(
-                Swarm::new(deal, prune, SWARM_SEARCHES, 0x5EED)
+                Swarm::new(deal, prune, SWARM_SEARCHES, seed)
                     .relocating()
                     .sharing(),
             )),
             Member::Restarts | Member::Relocate => {
-                Runner::Restarts(Box::new(Restarted::new(deal, prune, m)))
+                Runner::Restarts(Box::new(Restarted::new(deal, prune, m, salt)))
             }
             _ => Runner::Pass(Box::new(
-                Pass::new(deal, prune, 50, usize::MAX).with_eval(m.eval(deal)),
+                Pass::new(deal, prune, 50, usize::MAX).with_eval(m.salted_eval(deal, salt)),
             )),
         }
     }
@@ -554,6 +587,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         set: Members,
         bytes: usize,
         own: usize,
+        salt: u64,
     ) -> Self {
         let apart = |m: Member| own > 0 && m == Member::RelocateSwarm;
         let even = set.iter().filter(|&m| !apart(m)).count().max(1);
@@ -567,7 +601,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 };
                 Seat {
                     member,
-                    runner: Runner::new(deal, prune, member),
+                    runner: Runner::new(deal, prune, member, salt),
                     share,
                     most,
                     loan: 0,
@@ -778,7 +812,7 @@ pub fn run_alone(
         nodes: u64,
         memory: usize,
     ) -> (Option<Vec<Move>>, u64) {
-        Runner::<W>::new(deal, Pruning::default(), member).alone(nodes, memory, Clock::default())
+        Runner::<W>::new(deal, Pruning::default(), member, 0).alone(nodes, memory, Clock::default())
     }
     if crate::state::Position::new(deal).key_words() == 3 {
         go::<3>(deal, member, nodes, memory)
@@ -807,8 +841,14 @@ mod tests {
         assert_eq!(Position::new(&deal).key_words(), 3);
         let share = 4 << 20;
         let members = Members::ALL.iter().count();
-        let mut pf =
-            Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, members * share, 0);
+        let mut pf = Portfolio::<3>::new(
+            &deal,
+            Pruning::default(),
+            Members::ALL,
+            members * share,
+            0,
+            0,
+        );
         let (mut borrowed, mut freed) = (0, 0);
         let mut stopped = 0;
         for _ in 0..3 {
@@ -873,7 +913,7 @@ mod tests {
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
         let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
         let share = 1 << 20;
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 3 * share, 0);
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 3 * share, 0, 0);
         let mut freed = 0;
         for _ in 0..8 {
             let (turn, bytes) = pf.run(400_000, None, Clock::default(), None, None, 0);
@@ -913,9 +953,9 @@ mod tests {
         let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
         let (own, share) = (8 << 20, 4 << 20);
         let without = Members::parse("swarm,bound").unwrap();
-        let pf = Portfolio::<3>::new(&deal, Pruning::default(), without, 2 * share, own);
+        let pf = Portfolio::<3>::new(&deal, Pruning::default(), without, 2 * share, own, 0);
         assert_eq!(pf.own, 0, "a room given to no member");
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 2 * share, own);
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 2 * share, own, 0);
         assert_eq!(pf.own, own);
         let rooms: Vec<(Member, usize, usize)> = pf
             .seats
@@ -958,7 +998,7 @@ mod tests {
         use std::sync::atomic::AtomicBool;
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0);
+        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0, 0);
         let raised = AtomicBool::new(true);
         let clock = Clock {
             deadline: None,
@@ -975,6 +1015,60 @@ mod tests {
         assert!(matches!(turn, Turn::Budget));
     }
 
+    /// A salt of 0 is the usual search (`salted` gives the seed back), any other a new draw,
+    /// never 0 (no random ties). Salted, each member is another search: on streets-and-alleys
+    /// deals 1..=6, of the members that win within 100,000 positions with salt 0 or 1, most
+    /// take a different number of positions at salt 1, every line replays, and the members
+    /// without random draws of their own (the plain best-first ones) are among those that
+    /// change.
+    #[test]
+    fn another_salt_is_another_search_for_a_win() {
+        use super::{salted, Runner};
+        use crate::check::{check_win, steps_of};
+        use crate::deal::Deal;
+        use crate::rules::Variant;
+        for seed in [0, 1, 0x5EED, u64::MAX] {
+            assert_eq!(salted(seed, 0), seed);
+            for salt in [1, 2, 77, u64::MAX] {
+                assert_ne!(salted(seed, salt), 0);
+                assert_ne!(salted(seed, salt), salted(seed, salt.wrapping_add(1)));
+            }
+        }
+        let (mut won, mut differ, mut plain_differ) = (0, 0, 0);
+        for n in 1..=6 {
+            let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), n);
+            assert_eq!(Position::new(&deal).key_words(), 3);
+            for m in Member::ALL {
+                let run = |salt| {
+                    Runner::<3>::new(&deal, Pruning::default(), m, salt).alone(
+                        100_000,
+                        64 << 20,
+                        Clock::default(),
+                    )
+                };
+                let (a, b) = (run(0), run(1));
+                for line in [&a.0, &b.0].into_iter().flatten() {
+                    check_win(&deal, &steps_of(line)).unwrap();
+                }
+                if a.0.is_none() && b.0.is_none() {
+                    continue;
+                }
+                won += 1;
+                if a.1 != b.1 {
+                    differ += 1;
+                    plain_differ +=
+                        usize::from(matches!(m, Member::Bound | Member::Dig | Member::Home));
+                }
+            }
+        }
+        assert!(won >= 10, "only {won} member runs won");
+        assert!(
+            2 * differ > won,
+            "{differ} of {won} wins took the same positions salted"
+        );
+        assert!(plain_differ > 0, "no plain member changed");
+    }
+
     /// A slice of a game with a stock costs what the same slice costs elsewhere plus three
     /// more shares for each of the three digging members (four times their one share), and
     /// only those members run longer.
@@ -986,7 +1080,7 @@ mod tests {
         let unit = 4_000;
         let slice = |v: Variant| {
             let deal = Deal::from_seed(v.rules(), 1);
-            let pf = Portfolio::<4>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0);
+            let pf = Portfolio::<4>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0, 0);
             let per: Vec<u64> = pf
                 .seats
                 .iter()

@@ -72,8 +72,9 @@ impl Solver {
         };
         // The relocating swarm's room of its own (see `RELOCATE_SWARM_PART`), if it runs.
         let own = relocate_swarm_part(deal.rules.stock).map_or(0, |part| memory / part);
-        let mut portfolio = (bf_bytes > 0 && self.members.0 != 0)
-            .then(|| Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, own));
+        let mut portfolio = (bf_bytes > 0 && self.members.0 != 0).then(|| {
+            Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, own, self.salt)
+        });
         let portfolio_bytes = bf_bytes + portfolio.as_ref().map_or(0, |pf| pf.own);
         let clock = self.clock(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
@@ -261,7 +262,15 @@ impl Solver {
                     deadline,
                     stop: Some(&q_stop),
                 };
-                let b = beside_thread::<W>(deal, self.pruning, q_bytes, clock, &branched, swarm);
+                let b = beside_thread::<W>(
+                    deal,
+                    self.pruning,
+                    q_bytes,
+                    clock,
+                    &branched,
+                    swarm,
+                    self.salt,
+                );
                 if b.swarm_win.is_some()
                     || matches!(
                         b.step,
@@ -388,10 +397,12 @@ fn beside_thread<const W: usize>(
     clock: Clock<'_>,
     branched: &AtomicBool,
     swarm: bool,
+    salt: u64,
 ) -> Beside {
     let (step, quotient_nodes) = quotient_alone(deal, bytes, clock, branched);
     let (swarm_win, swarm_nodes) = if swarm && matches!(step, QuotientStep::Continue) {
-        super::portfolio::swarm_alone::<W>(deal, prune, BESIDE_SWARM_SEED, bytes, clock)
+        let seed = super::portfolio::salted(BESIDE_SWARM_SEED, salt);
+        super::portfolio::swarm_alone::<W>(deal, prune, seed, bytes, clock)
     } else {
         (None, 0)
     };
@@ -1431,7 +1442,7 @@ mod tests {
         assert_eq!(crate::state::Position::new(&deal).key_words(), 3);
         let no = AtomicBool::new(false);
         let half_a_mib = |deal: &Deal, clock, swarm| {
-            beside_thread::<3>(deal, Pruning::default(), 1 << 19, clock, &no, swarm)
+            beside_thread::<3>(deal, Pruning::default(), 1 << 19, clock, &no, swarm, 0)
         };
         let b = half_a_mib(&deal, Clock::default(), true);
         assert!(

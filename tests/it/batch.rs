@@ -312,6 +312,86 @@ fn retry_unknown_solves_only_the_unknown_seeds_again() {
         .code(2);
 }
 
+/// A retry searches for wins along other lines (its salt is the deal's count of `unknown`
+/// rows; see `Solver::salt`), so the same budget that left a deal unknown can decide it on
+/// the retry. Streets-and-alleys 66 and 129 on one thread with 50,000 nodes: `unknown` twice
+/// in a row without a file (the search is the same, node for node), both won on the retry
+/// with the same budget, and each win replays (`solve --salt 1` with the budget finds it, and
+/// `verify` replays its report); with `--salt 1` given, the first run already wins them.
+#[test]
+fn a_retry_is_another_search_for_a_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("r.csv");
+    let path = csv.to_str().unwrap();
+    let budget = [
+        "-v",
+        "sa",
+        "--seeds",
+        "66,129",
+        "-j",
+        "1",
+        "--one-pass",
+        "--max-nodes",
+        "50000",
+    ];
+    let verdicts = |args: &[&str]| -> Vec<(u64, String)> {
+        let out = run_ok(&[&["batch"], &budget[..], args, &["--quiet"]].concat());
+        let mut v: Vec<(u64, String)> = out
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].parse().unwrap(), f[5].to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    for _ in 0..2 {
+        assert!(verdicts(&[]).iter().all(|(_, v)| v == "unknown"));
+    }
+    assert!(verdicts(&["--salt", "1"])
+        .iter()
+        .all(|(_, v)| v == "solvable"));
+    run_ok(&[&["batch"], &budget[..], &["--csv", path, "--quiet"]].concat());
+    run_ok(
+        &[
+            &["batch"],
+            &budget[..],
+            &["--csv", path, "--retry-unknown", "--quiet"],
+        ]
+        .concat(),
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows[..2].iter().all(|r| r[5] == "unknown"), "{text}");
+    assert!(rows[2..].iter().all(|r| r[5] == "solvable"), "{text}");
+    for seed in ["66", "129"] {
+        let report = dir.path().join(format!("{seed}.json"));
+        let json = run_ok(&[
+            "solve",
+            "-v",
+            "sa",
+            "--seed",
+            seed,
+            "--max-nodes",
+            "50000",
+            "--salt",
+            "1",
+            "-f",
+            "json",
+        ]);
+        assert!(json.contains(r#""verdict":"solvable""#), "{json}");
+        std::fs::write(&report, json).unwrap();
+        run_ok(&["verify", report.to_str().unwrap()]);
+    }
+}
+
 fn stderr_of(args: &[&str]) -> (Option<i32>, String) {
     let out = castle().args(args).output().unwrap();
     (

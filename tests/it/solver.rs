@@ -296,6 +296,14 @@ fn configs() -> Vec<(&'static str, Solver)> {
             "proofs kept from tiny attempts",
             proofs_from_tiny_attempts(1),
         ),
+        // Other draws for the portfolio's searches (see `Solver::salt`).
+        (
+            "another salt",
+            Solver {
+                salt: 0x5A17,
+                ..base.clone()
+            },
+        ),
     ]
 }
 
