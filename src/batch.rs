@@ -1163,20 +1163,26 @@ impl Batch {
                         p.push(seed, &c.started())?;
                     }
                 }
+                // A deal solved before without a verdict, a retried one (its `unknown` rows)
+                // or one an earlier run started in the last pass and never ended (its tries),
+                // draws anew in its searches for a win: the same draws would repeat the
+                // search that had missed (see `Solver::salt`).
+                let before = deal.seed.map_or(0, |s| {
+                    retries.get(&s).copied().unwrap_or(0)
+                        + started.get(&s).map_or(0, |c| u64::from(c.tries))
+                });
+                let salted;
+                let solver = if before > 0 {
+                    salted = Solver {
+                        salt: solver.salt.wrapping_add(before),
+                        ..solver.clone()
+                    };
+                    &salted
+                } else {
+                    &solver
+                };
                 // With `--spill DIR` the last pass's solver goes on on disk when the deal fills
                 // its table, or takes up the checkpoint an earlier run left (`Solver::spill`).
-                // A retried deal's search for wins draws anew (see `Solver::salt`).
-                let salted;
-                let solver = match deal.seed.and_then(|s| retries.get(&s)) {
-                    Some(&n) => {
-                        salted = Solver {
-                            salt: solver.salt.wrapping_add(n),
-                            ..solver.clone()
-                        };
-                        &salted
-                    }
-                    None => &solver,
-                };
                 let out = solver.solve(deal)?;
                 // A lost deal's verdict is final in any pass: its certificate is built here,
                 // on the worker.

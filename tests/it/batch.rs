@@ -317,7 +317,8 @@ fn retry_unknown_solves_only_the_unknown_seeds_again() {
 /// the retry. Streets-and-alleys 66 and 129 on one thread with 50,000 nodes: `unknown` twice
 /// in a row without a file (the search is the same, node for node), both won on the retry
 /// with the same budget, and each win replays (`solve --salt 1` with the budget finds it, and
-/// `verify` replays its report); with `--salt 1` given, the first run already wins them.
+/// `verify` replays its report); with `--salt 1` given, the first run already wins them. A
+/// deal started in the last pass by a run that never ended it draws anew as well.
 #[test]
 fn a_retry_is_another_search_for_a_win() {
     let dir = tempfile::tempdir().unwrap();
@@ -389,6 +390,39 @@ fn a_retry_is_another_search_for_a_win() {
         assert!(json.contains(r#""verdict":"solvable""#), "{json}");
         std::fs::write(&report, json).unwrap();
         run_ok(&["verify", report.to_str().unwrap()]);
+    }
+    // A deal an earlier run started in the last pass and never ended (its tries in the
+    // pending file) draws anew too: with one try on record 66 is won, with none it is the
+    // search that left it unknown.
+    for (tries, verdict) in [(0, "unknown"), (1, "solvable")] {
+        let csv = dir.path().join(format!("t{tries}.csv"));
+        std::fs::write(
+            dir.path().join(format!("t{tries}.csv.pending")),
+            format!(
+                "seed,next_pass,nodes,ms,cpu_ms,quick,portfolio,quotient,attempts,probes,tries,tried_ms\n\
+                 66,3,100,1,1,100,0,0,0,0,{tries},0\n"
+            ),
+        )
+        .unwrap();
+        let args = [
+            "-v",
+            "sa",
+            "--seeds",
+            "66",
+            "-j",
+            "1",
+            "--max-nodes",
+            "50000",
+            "--pass-nodes",
+            "1000",
+            "--quiet",
+        ];
+        run_ok(&[&["batch"], &args[..], &["--csv", csv.to_str().unwrap()]].concat());
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+        assert_eq!(row[5], verdict, "{tries} tries: {text}");
+        // The last of two passes (a pass of 1,000 nodes, then 50,000).
+        assert_eq!(row.last(), Some(&"2"), "{text}");
     }
 }
 
