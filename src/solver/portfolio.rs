@@ -257,9 +257,7 @@ impl Member {
         }
         e
     }
-}
 
-impl Member {
     /// Its evaluation for `deal` with its tie seed drawn under `salt` ([`salted`]): at salt 0
     /// [`Member::eval`] itself; otherwise every member breaks its ties at random, the plain
     /// ones too.
