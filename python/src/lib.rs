@@ -746,6 +746,9 @@ impl SolveResult {
 ///         budget (1,000,000 positions), an int for that many; False (the default) still
 ///         shortens the win with a small search (20,000 positions), as castle solve does.
 ///     numbering: "castle" or "pysol", for a deal number.
+///     salt: other random draws for the searches for a win, as castle solve --salt (0: the
+///         usual search); a deal left unknown by a budget may be won with another salt. The
+///         verdict never depends on it.
 ///
 /// Returns:
 ///     A Result: .verdict, .moves, .nodes, .states, .seconds, .phase, .limit, .to_json().
@@ -755,8 +758,8 @@ impl SolveResult {
 ///     KeyboardInterrupt: Ctrl-C while it searched.
 #[pyfunction]
 #[pyo3(
-    signature = (deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=4096, threads=1, short=None, numbering="castle"),
-    text_signature = "(deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=4096, threads=1, short=False, numbering='castle')"
+    signature = (deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=4096, threads=1, short=None, numbering="castle", salt=0),
+    text_signature = "(deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=4096, threads=1, short=False, numbering='castle', salt=0)"
 )]
 #[allow(clippy::too_many_arguments)]
 fn solve(
@@ -769,6 +772,7 @@ fn solve(
     threads: u64,
     short: Option<&Bound<'_, PyAny>>,
     numbering: &str,
+    salt: u64,
 ) -> PyResult<SolveResult> {
     let d = deal_arg(deal_or_seed, variant, numbering)?;
     let short = match short {
@@ -795,6 +799,7 @@ fn solve(
         limits: limits_of(max_seconds, max_nodes, memory_mib)?,
         threads: threads_of(threads)?,
         short: Some(short),
+        salt,
         stop: Some(Arc::clone(&stop)),
         ..castle::Solver::default()
     };
@@ -1041,6 +1046,7 @@ fn seeds_of(seeds: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64)>> {
 ///         still apply).
 ///     memory_mib: memory budget of the whole batch (shared by the workers), in MiB.
 ///     one_pass: solve each deal once with the budgets, instead of in passes.
+///     salt: as `solve`'s, for every deal.
 ///
 /// Yields:
 ///     dicts with the columns of castle batch's CSV: seed, variant, start_rank,
@@ -1050,7 +1056,7 @@ fn seeds_of(seeds: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64)>> {
 /// Raises:
 ///     InputError: bad seeds, variant or budget (before any deal is solved).
 #[pyfunction]
-#[pyo3(signature = (seeds, variant="bc", *, threads=None, max_seconds=None, max_nodes=None, memory_mib=4096, numbering="castle", one_pass=false, start_rank=None, foundation_return=None, sequence_moves=None))]
+#[pyo3(signature = (seeds, variant="bc", *, threads=None, max_seconds=None, max_nodes=None, memory_mib=4096, numbering="castle", one_pass=false, start_rank=None, foundation_return=None, sequence_moves=None, salt=0))]
 #[allow(clippy::too_many_arguments)]
 fn batch(
     seeds: &Bound<'_, PyAny>,
@@ -1064,6 +1070,7 @@ fn batch(
     start_rank: Option<i64>,
     foundation_return: Option<bool>,
     sequence_moves: Option<&str>,
+    salt: u64,
 ) -> PyResult<BatchRows> {
     let variant = parse_variant(variant)?;
     let rules = rules_of(variant, start_rank, foundation_return, sequence_moves)?;
@@ -1084,6 +1091,7 @@ fn batch(
     let stop = Arc::new(AtomicBool::new(false));
     let solver = castle::Solver {
         limits: limits_of(max_seconds, max_nodes, memory_mib)?,
+        salt,
         stop: Some(Arc::clone(&stop)),
         ..castle::Solver::default()
     };

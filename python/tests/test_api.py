@@ -229,6 +229,19 @@ def test_solve_arguments():
     assert castle.solve(4, threads=2).verdict == castle.solve(4).verdict == "unsolvable"
 
 
+def test_another_salt_is_another_search_for_a_win():
+    # sa 66 at 50,000 nodes: the usual search stops unknown; salt 1 wins it, as the command
+    # does, and its line replays.
+    r = castle.solve(66, "sa", max_nodes=50000)
+    assert r.verdict == "unknown"
+    s = castle.solve(66, "sa", max_nodes=50000, salt=1)
+    _, out, _ = run_castle("solve", "-v", "sa", "--seed", 66, "--max-nodes", 50000, "--salt", 1, "-f", "json")
+    assert s.verdict == "solvable" and s.moves == json.loads(out)["moves"]
+    castle.verify(s)
+    rows = list(castle.batch([66], "sa", threads=1, max_nodes=50000, one_pass=True, salt=1))
+    assert [r["verdict"] for r in rows] == ["solvable"]
+
+
 def test_short_searches_on_for_a_shorter_win():
     plain = castle.solve(42)
     short = castle.solve(42, short=True)
