@@ -1429,8 +1429,9 @@ mod tests {
     }
 
     /// Once the quotient is out of room (half a MiB here), the thread beside the schedule runs
-    /// a relocating swarm of its own there: on a won deal it wins (the line replays), with
-    /// the swarm off it returns nothing, and on a lost deal (`data/bench/hard-unsolvable.fcs`,
+    /// a relocating swarm of its own there: on a won deal it wins (the line replays; with
+    /// another salt, another swarm's win, the quotient's runs the same), with the swarm off it
+    /// returns nothing, and on a lost deal (`data/bench/hard-unsolvable.fcs`,
     /// lost by the exact search: no win to find, and more positions than the swarm's room
     /// holds, so it starts afresh again and again) the raised stop flag ends it.
     #[test]
@@ -1452,6 +1453,24 @@ mod tests {
         assert!(b.quotient_nodes > 0 && b.swarm_nodes > 0);
         let line = b.swarm_win.expect("the swarm did not win");
         check_win(&deal, &steps_of(&line)).unwrap();
+
+        // Another salt draws another swarm: its own win, which replays too.
+        let salted = beside_thread::<3>(
+            &deal,
+            Pruning::default(),
+            1 << 19,
+            Clock::default(),
+            &no,
+            true,
+            1,
+        );
+        assert_eq!(salted.quotient_nodes, b.quotient_nodes);
+        let other = salted.swarm_win.expect("the salted swarm did not win");
+        check_win(&deal, &steps_of(&other)).unwrap();
+        assert!(
+            (other != line) || (salted.swarm_nodes != b.swarm_nodes),
+            "the salt changed nothing"
+        );
 
         let b = half_a_mib(&deal, Clock::default(), false);
         assert!(b.swarm_win.is_none() && b.swarm_nodes == 0);
