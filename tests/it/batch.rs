@@ -346,6 +346,7 @@ fn a_retry_is_another_search_for_a_win() {
             })
             .collect();
         v.sort();
+        assert_eq!(v.len(), 2, "{out}");
         v
     };
     for _ in 0..2 {
