@@ -1102,6 +1102,8 @@ impl Batch {
             ..Tally::default()
         };
         let last = plan.passes.len() - 1;
+        // Each retried deal's count of `unknown` rows, shared by every pass's workers.
+        let retries = Arc::new(std::mem::take(&mut self.retries));
         // Shared with the last pass's worker, which writes a deal's carry as it starts it.
         let pending = Arc::new(Mutex::new(o.csv.as_deref().map(passes::PendingFile::new)));
         // A carry that names a pass this plan does not have goes to its last.
@@ -1154,7 +1156,7 @@ impl Batch {
             let starts = Arc::new(starts);
             let started = Arc::clone(&starts);
             let record = Arc::clone(&pending);
-            let retries = Arc::new(self.retries.clone());
+            let retries = Arc::clone(&retries);
             let solve = move |deal: &Deal| {
                 // In the last pass a deal's start is on record before its search (a run
                 // killed in it leaves the try counted).
