@@ -17,7 +17,9 @@
 //! `--plain` (without the dealt refinement, `QuotientOptions::dealt`), `--refine N` (after a
 //! false branch win, up to `N` more runs at the same window, each keeping the cards the last
 //! line got wrong, `QuotientOptions::kept`; `--refine-step S` keeps only the first `S` of
-//! them, as the schedule keeps one; the `kept` column counts them). The `concrete`
+//! them, as the schedule keeps one; the `kept` column counts them), `--proved` (each run
+//! skips the positions the deal's earlier runs proved lost, `quotient::search_proved`; the
+//! `pruned` and `closed` columns count what it skipped and what it proved). The `concrete`
 //! column says whether a branch win's line wins on the deal itself (its length), as it always
 //! does with `-k 13`, where nothing branches.
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
@@ -26,7 +28,7 @@ use castle::deal::Numbering;
 use castle::formats::{read_deal, ReadOptions};
 use castle::rules::SequenceMoves;
 use castle::solver::quotient::{
-    concrete_line, search, wrong_branches, QuotientOptions, QuotientVerdict,
+    concrete_line, search, search_proved, wrong_branches, Proved, QuotientOptions, QuotientVerdict,
 };
 use castle::{Deal, Limits, Solver, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
@@ -67,6 +69,7 @@ fn main() {
     let mut exact_nodes = 20_000_000u64;
     let mut lost_only = false;
     let mut refine = 0u32;
+    let mut proved_on = false;
     let mut step = usize::MAX;
     let mut it = args.iter();
     let bad = |what: &str| -> ! {
@@ -115,6 +118,7 @@ fn main() {
             "--exact-nodes" => exact_nodes = val().parse().unwrap_or_else(|_| bad("--exact-nodes")),
             "--lost-only" => lost_only = true,
             "--refine-step" => step = val().parse().unwrap_or_else(|_| bad("--refine-step")),
+            "--proved" => proved_on = true,
             "--refine" => refine = val().parse().unwrap_or_else(|_| bad("--refine")),
             "--plain" => opts.dealt = false,
             "--repeat" => opts.no_repeat = false,
@@ -150,11 +154,13 @@ fn main() {
     if deals.is_empty() {
         bad("give --seed, --seeds or --deal");
     }
-    println!("deal\tk\tkept\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tconcrete\texact\texact_states\texact_nodes\texact_seconds");
+    println!("deal\tk\tkept\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tpruned\tclosed\tconcrete\texact\texact_states\texact_nodes\texact_seconds");
     let mut sum = [0u64; 2];
     // The refinement's kept cards (`u64::MAX`: this window's rounds are over).
     let mut kept = 0u64;
     for (name, deal) in &deals {
+        // The proofs of this deal's earlier runs (`--proved`).
+        let mut proved = Proved::new();
         let ex = exact.then(|| {
             let solver = Solver {
                 limits: Limits {
@@ -183,7 +189,12 @@ fn main() {
             }
             let stop = AtomicBool::new(false);
             let cpu0 = thread_cpu();
-            let r = search(deal, &QuotientOptions { k, kept, ..opts }, &stop);
+            let o = QuotientOptions { k, kept, ..opts };
+            let r = if proved_on {
+                search_proved(deal, &o, &stop, &mut proved)
+            } else {
+                search(deal, &o, &stop)
+            };
             let cpu = thread_cpu() - cpu0;
             let (ev, es, en, et) = ex.as_ref().map_or(
                 (
@@ -226,7 +237,7 @@ fn main() {
             };
             kept = if wrong == 0 { u64::MAX } else { kept | wrong };
             println!(
-                "{name}\t{k}\t{shown}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{concrete}\t{ev}\t{es}\t{en}\t{et}",
+                "{name}\t{k}\t{shown}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{}\t{}\t{concrete}\t{ev}\t{es}\t{en}\t{et}",
                 r.verdict,
                 r.positions,
                 r.nodes,
@@ -235,6 +246,8 @@ fn main() {
                 r.long_keys,
                 r.depth,
                 peak_rss_mib(),
+                r.pruned,
+                r.closed,
             );
         }
     }

@@ -145,6 +145,52 @@
 //! So a `Lost` with any `K` is a proof; keeping a card a branch got wrong removes every
 //! abstract line through that branch, so the next run cannot return the same line.
 //!
+//! # Proofs that outlive a run ([`search_proved`])
+//! A refining run searches again, with one more card kept, what the run before it searched,
+//! and the runs grow with the kept cards (sa 20967: 0.69 M positions with none kept, 66 M with
+//! seven). But a run that ends at a false win has proved most of what it searched.
+//!
+//! **Closing.** Each run numbers the positions it stores in the order it stores them and
+//! keeps Tarjan's bookkeeping of strongly connected components: a frame's `low` is the least
+//! number of a stored position whose component is still open that its subtree reached (a move
+//! into a stored, open position lowers it; a move into a closed one does not). With no-repeat
+//! on, a position entered by a single-card tableau move takes its parent's number as its `low`
+//! too: the moves it leaves out are searched from the parent. A frame finished with `low`
+//! equal to its own number closes its component: it and every position above it on Tarjan's
+//! stack are marked proved. A run stops at the first won position without storing it, so no
+//! closed component holds a won position, and none reaches one.
+//!
+//! **Claim**: no concrete position `c` with `α(c)` closed is in `W`. Take such a `c` in `W`
+//! with the least measure of the induction above. `α(c)` is not won (a closed component holds
+//! none), so the induction gives `c'` in `W`, smaller, with `α(c')` a child of `α(c)`, a
+//! branch of its safe move (through a position not stored, which has no other moves), or,
+//! for a move no-repeat left out, the parent of `α(c)` or one of the parent's children. Each
+//! of these is reached from `α(c)` by the run's moves or is a position whose number bounds
+//! `α(c)`'s `low`, so it was closed no later than `α(c)` (Tarjan: a component closes only
+//! after everything it reaches, and a position's component cannot close before one whose
+//! number bounds its `low`). So `α(c')` is closed, `c'` is in `W` with a smaller measure: a
+//! contradiction. The claim holds in a run cut by a budget too: only closing matters, and
+//! closing happened before the cut.
+//!
+//! **Skipping.** A run `R'` with window `k' >= k` and kept cards `K' ⊇ K` fixes every card
+//! a run `R` with `k` and `K` fixes, in every position (and the same dealt refinement), so
+//! `R`'s abstraction is a function of `R'`'s: `α_R(c) = β(α_R'(c))`, where `β` forgets the
+//! suit of every card `R'` fixes and `R` does not ([`Level::proves`]). If `R` closed `β(x)`,
+//! every `c` with `α_R'(c) = x` has `α_R(c)` closed, so is not in `W` by the claim: `R'`
+//! stores `x` as proved and does not search it. The induction of `R'` never meets such an
+//! `x` (it only visits abstractions of positions in `W`), so `R'`'s `Lost`, and its own
+//! closed positions, are proofs as before. Only the proofs of runs on the same deal are used
+//! (the claim is about that deal's `W`).
+//!
+//! **Measured.** Without no-repeat the components are the abstract graph's own, most close
+//! long before a run's false win, and each refining run searches little more than the path
+//! to its false win and what lies past it (`cargo run --release --example quotient --
+//! --variant sa --seed 20967 -k 2 --refine 200 --refine-step 1 --proved --repeat`): the first
+//! run stores 0.69 M positions and closes 0.68 M of them, the next thirteen store 6,000 to
+//! 58,000 each, and the fifteenth wins on the deal, in 2.3 s in all; with no-repeat on the
+//! same runs close nearly nothing (each waits on its parent) and the sixth stores 7.4 M
+//! positions. The schedule's runs therefore run without no-repeat.
+//!
 //! # The key
 //! Fixed-size words, exact (a `Lost` never rests on a hash): one sentinel bit, the four
 //! foundation heights (4 bits each), the pile lengths sorted (unary differences), then the
@@ -419,13 +465,32 @@ pub struct QuotientResult {
     pub long_keys: u64,
     /// Most positions on the search path at once.
     pub depth: usize,
+    /// New positions skipped because an earlier run had proved them lost
+    /// ([`search_proved`]); not counted in `positions`.
+    pub pruned: u64,
+    /// Positions whose component the run closed (proved lost) before it ended.
+    pub closed: u64,
 }
 
 /// Searches the quotient of `deal` (a validated deal) with window `opts.k`, until it is
 /// exhausted (`Lost`), a won abstract position is met (`BranchWin`), a budget runs out, or
 /// `stop` becomes true (checked every few thousand nodes).
 pub fn search(deal: &Deal, opts: &QuotientOptions, stop: &AtomicBool) -> QuotientResult {
-    run_search(deal, opts, stop, None).0
+    run_search(deal, opts, stop, None, None).0
+}
+
+/// [`search`] that skips the positions earlier runs on the same deal proved lost, and adds
+/// its own proofs to `proved` for the runs after it (see "Proofs that outlive a run" in the
+/// module docs). `proved` must only ever hold runs on `deal`. Its runs' tables count against
+/// [`QuotientOptions::max_bytes`]; after a run out of room (which adds nothing to it) the
+/// caller may [`Proved::clear`] them and run again.
+pub fn search_proved(
+    deal: &Deal,
+    opts: &QuotientOptions,
+    stop: &AtomicBool,
+    proved: &mut Proved,
+) -> QuotientResult {
+    run_search(deal, opts, stop, None, Some(proved)).0
 }
 
 /// True when [`search`] takes the deal's rules (it would not end `NotApplicable`).
@@ -443,7 +508,7 @@ pub fn search_collect(
     stop: &AtomicBool,
     encoder: crate::certificate::quotient::Quotient,
 ) -> (QuotientResult, crate::certificate::Members) {
-    let (r, members) = run_search(deal, opts, stop, Some(encoder));
+    let (r, members) = run_search(deal, opts, stop, Some(encoder), None);
     (r, members.unwrap_or_default())
 }
 
@@ -452,6 +517,7 @@ fn run_search(
     opts: &QuotientOptions,
     stop: &AtomicBool,
     encoder: Option<crate::certificate::quotient::Quotient>,
+    mut proved: Option<&mut Proved>,
 ) -> (QuotientResult, Option<crate::certificate::Members>) {
     let t0 = Instant::now();
     let mut out = QuotientResult {
@@ -463,6 +529,8 @@ fn run_search(
         bytes: 0,
         long_keys: 0,
         depth: 0,
+        pruned: 0,
+        closed: 0,
     };
     let mut members = None;
     match Abs::new(deal, opts.k, opts.dealt, opts.kept) {
@@ -471,6 +539,17 @@ fn run_search(
             #[cfg(test)]
             let root = tests::tripped(root);
             let mut s = Search::new(root, opts, stop, t0);
+            // The earlier runs whose abstraction this one refines (the others wait aside).
+            let mut aside = Vec::new();
+            if let Some(p) = proved.as_deref_mut() {
+                for level in std::mem::take(&mut p.runs) {
+                    if level.coarser_than(s.a.k, s.a.dealt, s.a.kept) {
+                        s.earlier.push(level);
+                    } else {
+                        aside.push(level);
+                    }
+                }
+            }
             s.collect = encoder.map(|e| Collector {
                 encoder: e,
                 members: crate::certificate::Members::new(),
@@ -485,6 +564,30 @@ fn run_search(
             out.bytes = s.peak_bytes;
             out.long_keys = s.long.len as u64;
             out.depth = s.depth;
+            out.pruned = s.pruned;
+            out.closed = s.closed;
+            if let Some(p) = proved {
+                p.runs = aside;
+                p.runs.append(&mut s.earlier);
+                // A lost deal needs no more runs, a broken run proves nothing, and one out of
+                // room leaves the room to the next (its closed positions are proofs all the
+                // same).
+                if !matches!(
+                    out.verdict,
+                    QuotientVerdict::Lost
+                        | QuotientVerdict::Broken(_)
+                        | QuotientVerdict::Limit(QuotientLimit::Memory)
+                ) {
+                    p.runs.push(Level {
+                        k: s.a.k,
+                        dealt: s.a.dealt,
+                        kept: s.a.kept,
+                        codes: Codes::new(),
+                        main: std::mem::replace(&mut s.main, Table::new()),
+                        long: std::mem::replace(&mut s.long, Table::new()),
+                    });
+                }
+            }
             members = s.collect.map(|c| c.members);
         }
     }
@@ -1094,10 +1197,86 @@ impl Bits {
     }
 }
 
-/// An open-addressing set of exact keys of `W` words (linear probing; the all-zero key marks
-/// an empty slot, and every key starts with a one bit).
+/// The position's key: its words and its length in bits.
+///
+/// # Errors
+/// [`Broken::Code`]: a symbol the foundations do not allow, whose code would merge keys.
+#[inline]
+fn key_of(a: &Abs, codes: &mut Codes) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
+    codes.update(a.f, a.k, a.kept);
+    let n = a.n;
+    // Piles sorted by (length, cards): the first eight bytes as one word decide almost
+    // every comparison.
+    let mut head = [0u64; MAX_PILES];
+    let mut order = [0u8; MAX_PILES];
+    let mut free = 0;
+    for i in 0..n {
+        if a.dealt && a.prefix[i] > 0 {
+            continue;
+        }
+        let b: [u8; 8] = a.pile[i][..8].try_into().expect("eight bytes");
+        head[i] = u64::from(a.len[i]) << 56 | u64::from_be_bytes(b) >> 8;
+        let mut at = free;
+        while at > 0 && Search::less(a, &head, i, order[at - 1] as usize) {
+            order[at] = order[at - 1];
+            at -= 1;
+        }
+        order[at] = i as u8;
+        free += 1;
+    }
+    let mut w = Bits::new();
+    w.put(1, 1);
+    for s in 0..4 {
+        w.put(u64::from(a.f[s]), 4);
+    }
+    if a.dealt {
+        // Each column's never-moved count, then what lies on it (see the module docs).
+        for i in 0..n {
+            w.put(u64::from(a.prefix[i]), 6);
+        }
+        for i in 0..n {
+            let p = a.prefix[i] as usize;
+            if p == 0 {
+                continue;
+            }
+            let l = a.len[i] as usize;
+            w.put((l - p) as u64, 6);
+            for &c in &a.pile[i][p..l] {
+                let (v, b) = codes.code[c as usize];
+                w.put(u64::from(v), b);
+            }
+        }
+    }
+    let mut prev = 0;
+    for &i in &order[..free] {
+        let l = u32::from(a.len[i as usize]);
+        // `l - prev` zeros, then a one (at most 52 zeros: two puts).
+        let gap = l - prev;
+        if gap > 31 {
+            w.put(0, gap - 31);
+            w.put(1, 32);
+        } else {
+            w.put(1, gap + 1);
+        }
+        prev = l;
+    }
+    for &i in &order[..free] {
+        let i = i as usize;
+        for &c in &a.pile[i][..a.len[i] as usize] {
+            let (v, b) = codes.code[c as usize];
+            w.put(u64::from(v), b);
+        }
+    }
+    w.finish()
+}
+
+/// An open-addressing map from exact keys of `W` words to a `u32` (linear probing; the
+/// all-zero key marks an empty slot, and every key starts with a one bit). The value is the
+/// position's place in Tarjan's order while its component is open, [`PROVED`] once it is
+/// closed (see "Proofs that outlive a run" in the module docs).
 struct Table<const W: usize> {
     slots: Vec<[u64; W]>,
+    vals: Vec<u32>,
     len: usize,
     shift: u32,
 }
@@ -1113,74 +1292,226 @@ fn hash_words(words: &[u64]) -> u64 {
     h ^ h >> 32
 }
 
+/// A slot's bytes: the key and its value.
+const fn slot_bytes(words: usize) -> usize {
+    words * 8 + 4
+}
+
 impl<const W: usize> Table<W> {
     fn new() -> Self {
         Table {
             slots: Vec::new(),
+            vals: Vec::new(),
             len: 0,
             shift: 64,
         }
     }
 
     fn bytes(&self) -> usize {
-        self.slots.len() * W * 8
+        self.slots.len() * slot_bytes(W)
     }
 
     /// Bytes after the next growth.
     fn grown_bytes(&self) -> usize {
-        (self.slots.len() * 2).max(1 << 12) * W * 8
+        (self.slots.len() * 2).max(1 << 12) * slot_bytes(W)
     }
 
     fn needs_growth(&self) -> bool {
         (self.len + 1) * 4 > self.slots.len() * 3
     }
 
-    fn grow(&mut self) {
+    /// Doubles the table; returns the old keys (by their old slots) so that the caller can
+    /// find where the ones it holds by slot went.
+    fn grow(&mut self) -> Vec<[u64; W]> {
         let cap = (self.slots.len() * 2).max(1 << 12);
         let old = std::mem::replace(&mut self.slots, vec![[0; W]; cap]);
+        let old_vals = std::mem::replace(&mut self.vals, vec![0; cap]);
         self.shift = 64 - cap.trailing_zeros();
-        for key in old {
+        for (key, v) in old.iter().zip(old_vals) {
             if key[0] != 0 {
-                self.place(&key);
+                let (at, _) = self.place(key);
+                self.vals[at] = v;
             }
         }
+        old
     }
 
+    /// The slot holding `key`, or the empty slot where it would go; true if it holds it.
     #[inline]
-    fn place(&mut self, key: &[u64; W]) -> bool {
+    fn find(&self, key: &[u64; W]) -> (usize, bool) {
+        if self.slots.is_empty() {
+            return (0, false);
+        }
         let mask = self.slots.len() - 1;
         let mut i = (hash_words(key) >> self.shift) as usize;
         loop {
-            let slot = &mut self.slots[i];
+            let slot = &self.slots[i];
             if slot[0] == 0 {
-                *slot = *key;
-                return true;
+                return (i, false);
             }
             if slot == key {
-                return false;
+                return (i, true);
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// Inserts `key`; true if it was new. The caller grows the table first when
-    /// [`Table::needs_growth`].
     #[inline]
-    fn insert(&mut self, key: &[u64; W]) -> bool {
+    fn place(&mut self, key: &[u64; W]) -> (usize, bool) {
+        let (i, there) = self.find(key);
+        if !there {
+            self.slots[i] = *key;
+        }
+        (i, !there)
+    }
+
+    /// Inserts `key`; its slot, and true if it was new. The caller grows the table first
+    /// when [`Table::needs_growth`].
+    #[inline]
+    fn insert(&mut self, key: &[u64; W]) -> (usize, bool) {
         debug_assert!(key[0] != 0);
-        let new = self.place(key);
+        let (i, new) = self.place(key);
         self.len += usize::from(new);
-        new
+        (i, new)
+    }
+
+    /// True if `key` is in the table with its component closed.
+    #[inline]
+    fn proved(&self, key: &[u64; W]) -> bool {
+        let (i, there) = self.find(key);
+        there && self.vals[i] == PROVED
+    }
+}
+
+/// After `table` grew: moves the entries of Tarjan's `stack` that are in it (`long` says
+/// which table) from their slots in `old` to their slots now.
+fn remap<const W: usize>(stack: &mut [u64], long: bool, table: &Table<W>, old: &[[u64; W]]) {
+    for at in stack.iter_mut().filter(|at| (**at & 1 == 1) == long) {
+        let (slot, there) = table.find(&old[(*at >> 1) as usize]);
+        debug_assert!(there);
+        *at = open_at(long, slot);
     }
 }
 
 /// One position on the search path: its untried moves are `moves[next..end]` (its list
 /// starts where the frame below it ends), and `via` is the move that entered it.
+/// Its place in Tarjan's order is `index` ([`UNSTORED`] for a position with a safe move,
+/// which is not stored), and `low` the least place of an open position its subtree reached.
 #[derive(Clone, Copy)]
 struct Frame {
     next: u32,
     end: u32,
     via: Option<AMove>,
+    index: u32,
+    low: u32,
+}
+
+/// A [`Table`] value: the position's component is closed, and it is lost (see "Proofs that
+/// outlive a run" in the module docs).
+const PROVED: u32 = u32::MAX;
+/// [`Frame::index`] of a position with a safe move.
+const UNSTORED: u32 = u32::MAX;
+
+/// The positions earlier runs on one deal proved lost, kept for the runs after them (see
+/// "Proofs that outlive a run" in the module docs): each run's tables, with the window and
+/// kept cards it ran with. A run with a window at least as wide and every card they kept
+/// kept skips a position whose image under an earlier run's abstraction that run proved.
+#[derive(Default)]
+pub struct Proved {
+    runs: Vec<Level>,
+}
+
+/// One earlier run's tables (see [`Proved`]).
+struct Level {
+    k: u8,
+    dealt: bool,
+    kept: u64,
+    codes: Codes,
+    main: Table<MAIN_WORDS>,
+    long: Table<LONG_WORDS>,
+}
+
+impl Level {
+    fn bytes(&self) -> usize {
+        self.main.bytes() + self.long.bytes()
+    }
+
+    /// True if a run with window `k`, refinement `dealt` and kept cards `kept` may use this
+    /// run's proofs: its abstraction keeps everything this one keeps.
+    fn coarser_than(&self, k: u8, dealt: bool, kept: u64) -> bool {
+        self.dealt == dealt && self.k <= k && self.kept & !kept == 0
+    }
+
+    /// True if this run proved lost the image of `a` under its abstraction: `a` with every
+    /// card this run would not have fixed made unfixed (see "Proofs that outlive a run").
+    ///
+    /// # Errors
+    /// [`Broken::Code`], as [`key_of`].
+    fn proves(
+        &mut self,
+        a: &Abs,
+        words: &[u64; LONG_WORDS + 1],
+        bits: usize,
+    ) -> Result<bool, Broken> {
+        let (words, bits) = if self.k == a.k && self.kept == a.kept {
+            (*words, bits)
+        } else {
+            let mut b = a.clone();
+            b.k = self.k;
+            b.kept = self.kept;
+            let (f, k, kept_cards) = (b.f, self.k, self.kept);
+            for i in 0..b.n {
+                let l = b.len[i] as usize;
+                for c in &mut b.pile[i][..l] {
+                    let (rank, tag) = (*c >> 3, *c & 7);
+                    // A card not home is fixed here as in `Abs::symbol_of`.
+                    if tag < UNFIXED
+                        && !(rank <= f[tag as usize] + k || kept(kept_cards, rank, tag))
+                    {
+                        *c = sym(rank, UNFIXED);
+                    }
+                }
+            }
+            key_of(&b, &mut self.codes)?
+        };
+        Ok(if bits <= MAIN_WORDS * 64 {
+            self.main
+                .proved(words[..MAIN_WORDS].try_into().expect("words"))
+        } else {
+            bits <= LONG_WORDS * 64
+                && self
+                    .long
+                    .proved(words[..LONG_WORDS].try_into().expect("words"))
+        })
+    }
+}
+
+impl Proved {
+    /// No run yet.
+    pub fn new() -> Self {
+        Proved::default()
+    }
+
+    /// Bytes the kept runs' tables hold.
+    pub fn bytes(&self) -> usize {
+        self.runs.iter().map(Level::bytes).sum()
+    }
+
+    /// Runs kept.
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Forgets every run (the runs after it search without their proofs: slower, as sound).
+    pub fn clear(&mut self) {
+        self.runs.clear();
+    }
+}
+
+/// Packs a position on Tarjan's stack: its table and slot.
+#[inline]
+fn open_at(long: bool, slot: usize) -> u64 {
+    (slot as u64) << 1 | u64::from(long)
 }
 
 struct Search<'a> {
@@ -1201,6 +1532,17 @@ struct Search<'a> {
     won_by: Option<AMove>,
     /// The certificate pass's members, when it runs (see [`search_collect`]).
     collect: Option<Collector>,
+    /// Tarjan's stack: the stored positions whose component is not closed yet
+    /// ([`open_at`]).
+    tarjan: Vec<u64>,
+    /// The next stored position's place in Tarjan's order.
+    next_index: u32,
+    /// Earlier runs whose proofs this one uses ([`Proved`]).
+    earlier: Vec<Level>,
+    /// New positions an earlier run had proved lost (not searched).
+    pruned: u64,
+    /// Positions whose component this run closed.
+    closed: u64,
 }
 
 impl<'a> Search<'a> {
@@ -1225,17 +1567,24 @@ impl<'a> Search<'a> {
             depth: 0,
             won_by: None,
             collect: None,
+            tarjan: Vec::new(),
+            next_index: 0,
+            earlier: Vec::new(),
+            pruned: 0,
+            closed: 0,
         }
     }
 
     fn path_bytes(&self) -> usize {
         self.frames.capacity() * std::mem::size_of::<Frame>()
             + self.moves.capacity() * std::mem::size_of::<AMove>()
+            + self.tarjan.capacity() * 8
     }
 
     fn bytes(&self) -> usize {
         self.main.bytes()
             + self.long.bytes()
+            + self.earlier.iter().map(Level::bytes).sum::<usize>()
             + self.path_bytes()
             + self.collect.as_ref().map_or(0, |c| c.members.bytes())
     }
@@ -1246,72 +1595,7 @@ impl<'a> Search<'a> {
     /// [`Broken::Code`]: a symbol the foundations do not allow, whose code would merge keys.
     #[inline]
     fn key(&mut self) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
-        let a = &self.a;
-        self.codes.update(a.f, a.k, a.kept);
-        let n = a.n;
-        // Piles sorted by (length, cards): the first eight bytes as one word decide almost
-        // every comparison.
-        let mut head = [0u64; MAX_PILES];
-        let mut order = [0u8; MAX_PILES];
-        let mut free = 0;
-        for i in 0..n {
-            if a.dealt && a.prefix[i] > 0 {
-                continue;
-            }
-            let b: [u8; 8] = a.pile[i][..8].try_into().expect("eight bytes");
-            head[i] = u64::from(a.len[i]) << 56 | u64::from_be_bytes(b) >> 8;
-            let mut at = free;
-            while at > 0 && Self::less(a, &head, i, order[at - 1] as usize) {
-                order[at] = order[at - 1];
-                at -= 1;
-            }
-            order[at] = i as u8;
-            free += 1;
-        }
-        let mut w = Bits::new();
-        w.put(1, 1);
-        for s in 0..4 {
-            w.put(u64::from(a.f[s]), 4);
-        }
-        if a.dealt {
-            // Each column's never-moved count, then what lies on it (see the module docs).
-            for i in 0..n {
-                w.put(u64::from(a.prefix[i]), 6);
-            }
-            for i in 0..n {
-                let p = a.prefix[i] as usize;
-                if p == 0 {
-                    continue;
-                }
-                let l = a.len[i] as usize;
-                w.put((l - p) as u64, 6);
-                for &c in &a.pile[i][p..l] {
-                    let (v, b) = self.codes.code[c as usize];
-                    w.put(u64::from(v), b);
-                }
-            }
-        }
-        let mut prev = 0;
-        for &i in &order[..free] {
-            let l = u32::from(a.len[i as usize]);
-            // `l - prev` zeros, then a one (at most 52 zeros: two puts).
-            let gap = l - prev;
-            if gap > 31 {
-                w.put(0, gap - 31);
-                w.put(1, 32);
-            } else {
-                w.put(1, gap + 1);
-            }
-            prev = l;
-        }
-        for &i in &order[..free] {
-            let i = i as usize;
-            for &c in &a.pile[i][..a.len[i] as usize] {
-                let (v, b) = self.codes.code[c as usize];
-                w.put(u64::from(v), b);
-            }
-        }
-        w.finish()
+        key_of(&self.a, &mut self.codes)
     }
 
     /// Pile `i` before pile `j` in the key's order.
@@ -1324,28 +1608,69 @@ impl<'a> Search<'a> {
         l > 7 && a.pile[i][7..l] < a.pile[j][7..l]
     }
 
-    /// Stores the position's key; `Ok(true)` if it is new.
+    /// Stores the position's key: its table (true: the long one), its slot, and true if it
+    /// is new, with the key itself.
     #[inline]
-    fn enter(&mut self) -> Result<bool, Halt> {
+    #[allow(clippy::type_complexity)]
+    fn enter(&mut self) -> Result<(bool, usize, bool, [u64; LONG_WORDS + 1], usize), Halt> {
         let (words, bits) = self.key().map_err(Halt::Broken)?;
         if bits <= MAIN_WORDS * 64 {
             if self.main.needs_growth() {
                 self.grow_check(self.main.grown_bytes())?;
-                self.main.grow();
+                let old = self.main.grow();
+                remap(&mut self.tarjan, false, &self.main, &old);
             }
             let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
-            Ok(self.main.insert(&key))
+            let (slot, new) = self.main.insert(&key);
+            Ok((false, slot, new, words, bits))
         } else {
             if bits > LONG_WORDS * 64 {
                 return Err(Halt::Broken(Broken::KeyLength));
             }
             if self.long.needs_growth() {
                 self.grow_check(self.long.grown_bytes())?;
-                self.long.grow();
+                let old = self.long.grow();
+                remap(&mut self.tarjan, true, &self.long, &old);
             }
             let key: [u64; LONG_WORDS] = words[..LONG_WORDS].try_into().expect("words");
-            Ok(self.long.insert(&key))
+            let (slot, new) = self.long.insert(&key);
+            Ok((true, slot, new, words, bits))
         }
+    }
+
+    #[inline]
+    fn val(&mut self, long: bool) -> &mut Vec<u32> {
+        if long {
+            &mut self.long.vals
+        } else {
+            &mut self.main.vals
+        }
+    }
+
+    /// Closes the component whose root has place `index`: every position above it on
+    /// Tarjan's stack is proved lost.
+    fn close(&mut self, index: u32) {
+        while let Some(&at) = self.tarjan.last() {
+            let (long, slot) = (at & 1 == 1, (at >> 1) as usize);
+            let v = &mut self.val(long)[slot];
+            if *v < index {
+                break;
+            }
+            *v = PROVED;
+            self.tarjan.pop();
+            self.closed += 1;
+        }
+    }
+
+    /// True if an earlier run proved the position on the board lost ([`Proved`]); `words`
+    /// and `bits` are its key in this run.
+    fn earlier_proves(&mut self, words: &[u64; LONG_WORDS + 1], bits: usize) -> Result<bool, Halt> {
+        for level in self.earlier.iter_mut().rev() {
+            if level.proves(&self.a, words, bits).map_err(Halt::Broken)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// Fails if a table growing to `new_bytes` (while its old array is still held) would
@@ -1388,13 +1713,35 @@ impl<'a> Search<'a> {
         } else {
             None
         };
+        let (mut index, mut low) = (UNSTORED, UNSTORED);
         if let Some(i) = safe {
             self.a.push_home(i, &mut self.moves).map_err(Halt::Broken)?;
         } else {
-            if !self.enter()? {
+            let (long, slot, new, words, bits) = self.enter()?;
+            if !new {
+                // An edge to a stored position: if its component is open, the parent's
+                // component cannot close before it.
+                let v = self.val(long)[slot];
+                if let Some(top) = self.frames.last_mut() {
+                    top.low = top.low.min(v);
+                }
                 self.nodes -= 1;
                 return Ok(false);
             }
+            if self.earlier_proves(&words, bits)? {
+                self.val(long)[slot] = PROVED;
+                self.pruned += 1;
+                self.nodes -= 1;
+                return Ok(false);
+            }
+            if self.next_index == PROVED - 1 {
+                return Err(Halt::Limit(QuotientLimit::Memory));
+            }
+            index = self.next_index;
+            self.next_index += 1;
+            low = index;
+            self.val(long)[slot] = index;
+            self.tarjan.push(open_at(long, slot));
             self.positions += 1;
             if let Some(c) = &mut self.collect {
                 c.keep(&self.a);
@@ -1403,6 +1750,13 @@ impl<'a> Search<'a> {
             let last = via
                 .filter(|m| self.opts.no_repeat && m.to() != FOUND && m.count() == 1)
                 .map(|m| m.to() as usize);
+            if last.is_some() {
+                // The moves no-repeat leaves out are searched from the parent (see the
+                // module docs): this position's proof waits on the parent's.
+                if let Some(parent) = self.frames.last() {
+                    low = low.min(parent.index);
+                }
+            }
             self.a
                 .generate(last, &mut self.moves)
                 .map_err(Halt::Broken)?;
@@ -1415,6 +1769,8 @@ impl<'a> Search<'a> {
             next: start as u32,
             end: self.moves.len() as u32,
             via,
+            index,
+            low,
         });
         self.depth = self.depth.max(self.frames.len());
         Ok(true)
@@ -1458,6 +1814,12 @@ impl<'a> Search<'a> {
                 self.moves.truncate(start);
                 if let Some(m) = done.via {
                     self.a.undo(m);
+                }
+                if done.index != UNSTORED && done.low == done.index {
+                    self.close(done.index);
+                }
+                if let Some(parent) = self.frames.last_mut() {
+                    parent.low = parent.low.min(done.low);
                 }
                 continue;
             }

@@ -8,8 +8,8 @@ use crate::common::{cards, exact, f8, plain_dfs, solve_checked};
 use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
-    concrete_line, next_kept, search, wrong_branches, QuotientLimit, QuotientOptions,
-    QuotientResult, QuotientVerdict, Refusal,
+    concrete_line, next_kept, search, search_proved, wrong_branches, Proved, QuotientLimit,
+    QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
 };
 use castle::{Deal, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
@@ -417,6 +417,131 @@ fn refined_lost_is_never_winnable() {
     assert!(
         lost > 50 && by_refining > 10 && confirmed > 30,
         "{lost} {by_refining} {confirmed}"
+    );
+}
+
+/// How a refinement loop ended ([`refine_runs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refined {
+    Lost,
+    /// A run's line won on the deal (replayed by the checker).
+    Won,
+    /// Out of rounds.
+    Open,
+}
+
+/// The schedule's loop in small: runs cut at `first` nodes and doubling after each cut;
+/// after a false branch win, the next keeps one more card the line got wrong, and every
+/// `widen`-th false win widens the window instead (up to 13). With `proofs`, every run skips
+/// what the earlier ones proved (`search_proved`). Returns the end (open past 25 runs or a
+/// run of 100,000 nodes) and the positions the runs skipped.
+fn refine_runs(
+    deal: &Deal,
+    k: u8,
+    no_repeat: bool,
+    proofs: bool,
+    first: u64,
+    widen: u32,
+) -> (Refined, u64) {
+    let (mut k, mut kept, mut nodes, mut pruned, mut false_wins) = (k, 0u64, first, 0, 0);
+    let mut proved = Proved::new();
+    for _ in 0..25 {
+        let opts = QuotientOptions {
+            k,
+            kept,
+            no_repeat,
+            max_nodes: Some(nodes),
+            max_bytes: 1 << 30,
+            ..QuotientOptions::default()
+        };
+        let stop = AtomicBool::new(false);
+        let q = if proofs {
+            search_proved(deal, &opts, &stop, &mut proved)
+        } else {
+            search(deal, &opts, &stop)
+        };
+        pruned += q.pruned;
+        match q.verdict {
+            QuotientVerdict::Lost => return (Refined::Lost, pruned),
+            QuotientVerdict::Limit(QuotientLimit::Nodes) if nodes < 100_000 => nodes *= 2,
+            QuotientVerdict::Limit(_) => return (Refined::Open, pruned),
+            QuotientVerdict::BranchWin => {
+                if let Some(line) = concrete_line(deal, &q.line) {
+                    check_win(deal, &steps_of(&line)).unwrap();
+                    return (Refined::Won, pruned);
+                }
+                false_wins += 1;
+                if false_wins % widen == 0 && k < 13 {
+                    k += 1;
+                } else {
+                    kept = next_kept(deal, &q.line, kept).expect("a false win names a card");
+                }
+            }
+            v => panic!("{v}"),
+        }
+    }
+    (Refined::Open, pruned)
+}
+
+/// Proofs carried from run to run ("Proofs that outlive a run" in the quotient's docs) keep
+/// the verdicts: on deals of three games (start ranks with many wins in small spaces among
+/// them), runs cut after a few thousand nodes and refined by kept cards and wider windows,
+/// with no-repeat on and off, end lost only on deals the plain depth-first search does not
+/// win (and those it decides are `unsolvable` there), and with the proofs on and off they
+/// end the same way wherever both end. The proofs are used (positions are skipped) and the
+/// runs decide both ways.
+#[test]
+fn proofs_carried_across_runs_keep_the_verdicts() {
+    let (mut lost, mut won, mut confirmed, mut pruned, mut compared) = (0, 0, 0, 0u64, 0);
+    for (variant, start, unlimited, seeds) in [
+        (Variant::BeleagueredCastle, Some(4), false, 1..30),
+        (Variant::BeleagueredCastle, Some(5), true, 1..20),
+        (Variant::StreetsAndAlleys, Some(4), false, 1..30),
+        (Variant::Citadel, Some(4), false, 1..20),
+        (Variant::BeleagueredCastle, None, false, 1..16),
+        (Variant::StreetsAndAlleys, None, false, 1..20),
+    ] {
+        let r = rules(variant, start, unlimited);
+        for seed in seeds {
+            let deal = Deal::from_seed(r, seed);
+            let mut verdict = None;
+            for (k, no_repeat, first, widen) in [(1, false, 2_000, 3), (2, true, 5_000, 1000)] {
+                let (with, p) = refine_runs(&deal, k, no_repeat, true, first, widen);
+                pruned += p;
+                let (without, _) = refine_runs(&deal, k, no_repeat, false, first, widen);
+                if with != Refined::Open && without != Refined::Open {
+                    compared += 1;
+                    assert_eq!(
+                        with, without,
+                        "{variant} {start:?} seed {seed} k {k} no_repeat {no_repeat}: proofs on and off differ"
+                    );
+                }
+                match with {
+                    Refined::Won => won += 1,
+                    Refined::Lost => {
+                        lost += 1;
+                        let v = *verdict.get_or_insert_with(|| {
+                            solve_checked(&plain_dfs(400_000), &deal).verdict
+                        });
+                        assert_ne!(
+                            v,
+                            Verdict::Solvable,
+                            "{variant} {start:?} seed {seed} k {k} no_repeat {no_repeat}: \
+                             lost with proofs carried over, the plain search won"
+                        );
+                        confirmed += u32::from(v == Verdict::Unsolvable);
+                    }
+                    Refined::Open => {}
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{lost} lost ({confirmed} confirmed), {won} won, {compared} compared, {pruned} skipped"
+    );
+    assert!(
+        lost > 30 && won > 150 && confirmed > 30 && compared > 200 && pruned > 100_000,
+        "{lost} {won} {confirmed} {compared} {pruned}"
     );
 }
 
