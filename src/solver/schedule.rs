@@ -887,6 +887,9 @@ fn quotient_step<const W: usize>(
     let limits = ctx.solver.limits;
     let clock = ctx.solver.clock(ctx.t0);
     let before = ctx.done;
+    // The earlier runs' proofs are counted in the next run's room: the table takes back
+    // what it lent them.
+    ctx.table.grant(std::mem::take(&mut q.lent));
     let step = loop {
         // The room the table has not taken, less what the portfolio's members borrowed of it.
         let loans = portfolio.as_ref().map_or(0, Portfolio::loans);
@@ -910,6 +913,15 @@ fn quotient_step<const W: usize>(
             step => break step,
         }
     };
+    // Between runs the proofs stay, on a loan from the table's idle room, or go if it has
+    // not the room (the runs after are as sound without them, only slower).
+    let held = q.proved.bytes();
+    if held > 0 && held <= ctx.table.room() {
+        ctx.table.lend(held);
+        q.lent = held;
+    } else {
+        q.proved.clear();
+    }
     ctx.spent.quotient += ctx.done - before;
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
@@ -1043,6 +1055,8 @@ pub(super) struct QuotientSchedule {
     /// What the earlier runs proved lost, which the later ones skip (see "Proofs that
     /// outlive a run" in the quotient's docs).
     proved: quotient::Proved,
+    /// Bytes of the table's budget lent to `proved` between runs ([`quotient_step`]).
+    lent: usize,
 }
 
 /// What a run of the quotient phase decided.
@@ -1075,6 +1089,7 @@ impl QuotientSchedule {
             kept: 0,
             others: 0,
             proved: quotient::Proved::new(),
+            lent: 0,
         }
     }
 
