@@ -187,9 +187,9 @@
 //! to its false win and what lies past it (`cargo run --release --example quotient --
 //! --variant sa --seed 20967 -k 2 --refine 200 --refine-step 1 --proved --repeat`): the first
 //! run stores 0.69 M positions and closes 0.68 M of them, the next thirteen store 6,000 to
-//! 58,000 each, and the fifteenth wins on the deal, in 2.3 s in all; with no-repeat on the
-//! same runs close nearly nothing (each waits on its parent) and the sixth stores 7.4 M
-//! positions. The schedule's runs therefore run without no-repeat.
+//! 58,000 each, and the fifteenth wins on the deal, 2.4 s of runs in all; with no-repeat on
+//! the same runs close nearly nothing (each position waits on its parent) and the sixth
+//! stores 7.4 M positions. The schedule's runs therefore make every move.
 //!
 //! # The key
 //! Fixed-size words, exact (a `Lost` never rests on a hash): one sentinel bit, the four
