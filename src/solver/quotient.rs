@@ -1386,6 +1386,16 @@ impl<const W: usize> Table<W> {
     }
 }
 
+/// A position [`Search::enter`] stored: its table (true: the long one) and slot, whether it
+/// is new, and its key (words and length in bits), which earlier runs' proofs may need.
+struct Entered {
+    long: bool,
+    slot: usize,
+    new: bool,
+    words: [u64; LONG_WORDS + 1],
+    bits: usize,
+}
+
 /// After `table` grew: moves the entries of Tarjan's `stack` that are in it (`long` says
 /// which table) from their slots in `old` to their slots now.
 fn remap<const W: usize>(stack: &mut [u64], long: bool, table: &Table<W>, old: &[[u64; W]]) {
@@ -1620,11 +1630,9 @@ impl<'a> Search<'a> {
         l > 7 && a.pile[i][7..l] < a.pile[j][7..l]
     }
 
-    /// Stores the position's key: its table (true: the long one), its slot, and true if it
-    /// is new, with the key itself.
+    /// Stores the position's key (see [`Entered`]).
     #[inline]
-    #[allow(clippy::type_complexity)]
-    fn enter(&mut self) -> Result<(bool, usize, bool, [u64; LONG_WORDS + 1], usize), Halt> {
+    fn enter(&mut self) -> Result<Entered, Halt> {
         let (words, bits) = self.key().map_err(Halt::Broken)?;
         if bits <= MAIN_WORDS * 64 {
             if self.main.needs_growth() {
@@ -1634,7 +1642,13 @@ impl<'a> Search<'a> {
             }
             let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
             let (slot, new) = self.main.insert(&key);
-            Ok((false, slot, new, words, bits))
+            Ok(Entered {
+                long: false,
+                slot,
+                new,
+                words,
+                bits,
+            })
         } else {
             if bits > LONG_WORDS * 64 {
                 return Err(Halt::Broken(Broken::KeyLength));
@@ -1646,7 +1660,13 @@ impl<'a> Search<'a> {
             }
             let key: [u64; LONG_WORDS] = words[..LONG_WORDS].try_into().expect("words");
             let (slot, new) = self.long.insert(&key);
-            Ok((true, slot, new, words, bits))
+            Ok(Entered {
+                long: true,
+                slot,
+                new,
+                words,
+                bits,
+            })
         }
     }
 
@@ -1729,7 +1749,13 @@ impl<'a> Search<'a> {
         if let Some(i) = safe {
             self.a.push_home(i, &mut self.moves).map_err(Halt::Broken)?;
         } else {
-            let (long, slot, new, words, bits) = self.enter()?;
+            let Entered {
+                long,
+                slot,
+                new,
+                words,
+                bits,
+            } = self.enter()?;
             if !new {
                 // An edge to a stored position: if its component is open, the parent's
                 // component cannot close before it.

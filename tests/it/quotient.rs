@@ -375,6 +375,34 @@ fn refine(deal: &Deal, k: u8, dealt: bool, rounds: u32, nodes: u64) -> (Quotient
     last.expect("at least one round")
 }
 
+/// A set of deals of the refinement tests: variant, start rank, unlimited sequence moves, seeds.
+type DealSet = (Variant, Option<u8>, bool, std::ops::Range<u64>);
+
+/// Every deal of `sets`, with a name for messages.
+fn deals_of(sets: &[DealSet]) -> impl Iterator<Item = (Deal, String)> + '_ {
+    sets.iter().flat_map(|(variant, start, unlimited, seeds)| {
+        let r = rules(*variant, *start, *unlimited);
+        seeds.clone().map(move |seed| {
+            (
+                Deal::from_seed(r, seed),
+                format!("{variant} {start:?} seed {seed}"),
+            )
+        })
+    })
+}
+
+/// Checks a quotient `Lost` on `deal` against the plain depth-first search (solved once per
+/// deal, kept in `verdict`): it must not win there. True if it proves the deal `unsolvable`.
+fn plain_search_agrees(deal: &Deal, verdict: &mut Option<Verdict>, what: &str) -> bool {
+    let v = *verdict.get_or_insert_with(|| solve_checked(&plain_dfs(400_000), deal).verdict);
+    assert_ne!(
+        v,
+        Verdict::Solvable,
+        "{what}: the quotient says lost, the plain search won"
+    );
+    v == Verdict::Unsolvable
+}
+
 /// Keeping cards ([`QuotientOptions::kept`]) refines the abstraction: a `Lost` with any kept
 /// set is never a deal the plain depth-first search wins, and every `Lost` it decides is
 /// `unsolvable` there; every false branch win names a card to keep; and refining proves
@@ -382,35 +410,24 @@ fn refine(deal: &Deal, k: u8, dealt: bool, rounds: u32, nodes: u64) -> (Quotient
 #[test]
 fn refined_lost_is_never_winnable() {
     let (mut lost, mut confirmed, mut by_refining) = (0, 0, 0);
-    for (variant, start, unlimited, seeds) in [
+    for (deal, name) in deals_of(&[
         (Variant::BeleagueredCastle, Some(4), false, 1..100),
         (Variant::BeleagueredCastle, Some(5), true, 1..60),
         (Variant::StreetsAndAlleys, Some(4), false, 1..80),
         (Variant::Citadel, Some(4), false, 1..60),
         (Variant::BeleagueredCastle, None, false, 1..40),
         (Variant::StreetsAndAlleys, None, false, 1..30),
-    ] {
-        let r = rules(variant, start, unlimited);
-        for seed in seeds {
-            let deal = Deal::from_seed(r, seed);
-            let mut verdict = None;
-            for (k, dealt) in [(1, false), (1, true), (2, true)] {
-                let (q, kept) = refine(&deal, k, dealt, 8, 40_000);
-                if q.verdict != QuotientVerdict::Lost {
-                    continue;
-                }
-                lost += 1;
-                by_refining += u32::from(kept != 0);
-                let v = *verdict
-                    .get_or_insert_with(|| solve_checked(&plain_dfs(400_000), &deal).verdict);
-                assert_ne!(
-                    v,
-                    Verdict::Solvable,
-                    "{variant} {start:?} seed {seed} k {k} dealt {dealt} kept {kept:#x}: \
-                     refined quotient says lost, the plain search won"
-                );
-                confirmed += u32::from(v == Verdict::Unsolvable);
+    ]) {
+        let mut verdict = None;
+        for (k, dealt) in [(1, false), (1, true), (2, true)] {
+            let (q, kept) = refine(&deal, k, dealt, 8, 40_000);
+            if q.verdict != QuotientVerdict::Lost {
+                continue;
             }
+            lost += 1;
+            by_refining += u32::from(kept != 0);
+            let what = format!("{name} k {k} dealt {dealt} kept {kept:#x}, refined");
+            confirmed += u32::from(plain_search_agrees(&deal, &mut verdict, &what));
         }
     }
     eprintln!("{lost} lost ({by_refining} after refining), {confirmed} confirmed");
@@ -493,46 +510,32 @@ fn refine_runs(
 #[test]
 fn proofs_carried_across_runs_keep_the_verdicts() {
     let (mut lost, mut won, mut confirmed, mut pruned, mut compared) = (0, 0, 0, 0u64, 0);
-    for (variant, start, unlimited, seeds) in [
+    for (deal, name) in deals_of(&[
         (Variant::BeleagueredCastle, Some(4), false, 1..30),
         (Variant::BeleagueredCastle, Some(5), true, 1..20),
         (Variant::StreetsAndAlleys, Some(4), false, 1..30),
         (Variant::Citadel, Some(4), false, 1..20),
         (Variant::BeleagueredCastle, None, false, 1..16),
         (Variant::StreetsAndAlleys, None, false, 1..20),
-    ] {
-        let r = rules(variant, start, unlimited);
-        for seed in seeds {
-            let deal = Deal::from_seed(r, seed);
-            let mut verdict = None;
-            for (k, no_repeat, first, widen) in [(1, false, 2_000, 3), (2, true, 5_000, 1000)] {
-                let (with, p) = refine_runs(&deal, k, no_repeat, true, first, widen);
-                pruned += p;
-                let (without, _) = refine_runs(&deal, k, no_repeat, false, first, widen);
-                if with != Refined::Open && without != Refined::Open {
-                    compared += 1;
-                    assert_eq!(
-                        with, without,
-                        "{variant} {start:?} seed {seed} k {k} no_repeat {no_repeat}: proofs on and off differ"
-                    );
+    ]) {
+        let mut verdict = None;
+        for (k, no_repeat, first, widen) in [(1, false, 2_000, 3), (2, true, 5_000, 1000)] {
+            let what = format!("{name} k {k} no_repeat {no_repeat}");
+            let (with, p) = refine_runs(&deal, k, no_repeat, true, first, widen);
+            pruned += p;
+            let (without, _) = refine_runs(&deal, k, no_repeat, false, first, widen);
+            if with != Refined::Open && without != Refined::Open {
+                compared += 1;
+                assert_eq!(with, without, "{what}: proofs on and off differ");
+            }
+            match with {
+                Refined::Won => won += 1,
+                Refined::Lost => {
+                    lost += 1;
+                    let what = format!("{what}, proofs carried over");
+                    confirmed += u32::from(plain_search_agrees(&deal, &mut verdict, &what));
                 }
-                match with {
-                    Refined::Won => won += 1,
-                    Refined::Lost => {
-                        lost += 1;
-                        let v = *verdict.get_or_insert_with(|| {
-                            solve_checked(&plain_dfs(400_000), &deal).verdict
-                        });
-                        assert_ne!(
-                            v,
-                            Verdict::Solvable,
-                            "{variant} {start:?} seed {seed} k {k} no_repeat {no_repeat}: \
-                             lost with proofs carried over, the plain search won"
-                        );
-                        confirmed += u32::from(v == Verdict::Unsolvable);
-                    }
-                    Refined::Open => {}
-                }
+                Refined::Open => {}
             }
         }
     }
