@@ -549,9 +549,6 @@ fn run_search(
                         aside.push(level);
                     }
                 }
-                // Only the newest few: see `PROOF_RUNS`.
-                let old = s.earlier.len().saturating_sub(PROOF_RUNS);
-                s.earlier.drain(..old);
             }
             s.collect = encoder.map(|e| Collector {
                 encoder: e,
@@ -581,14 +578,22 @@ fn run_search(
                         | QuotientVerdict::Broken(_)
                         | QuotientVerdict::Limit(QuotientLimit::Memory)
                 ) {
-                    p.runs.push(Level {
-                        k: s.a.k,
-                        dealt: s.a.dealt,
-                        kept: s.a.kept,
-                        codes: Codes::new(),
-                        main: std::mem::replace(&mut s.main, Table::new()),
-                        long: std::mem::replace(&mut s.long, Table::new()),
-                    });
+                    // Its proved positions alone (closed, or skipped as an earlier run's):
+                    // the others can prove nothing.
+                    let (main, n) = std::mem::replace(&mut s.main, Table::new()).proved_only();
+                    let (long, m) = std::mem::replace(&mut s.long, Table::new()).proved_only();
+                    if n + m > 0 {
+                        p.runs.push(Level {
+                            k: s.a.k,
+                            dealt: s.a.dealt,
+                            kept: s.a.kept,
+                            proofs: n + m,
+                            codes: Codes::new(),
+                            main,
+                            long,
+                        });
+                        p.keep_best();
+                    }
                 }
             }
             members = s.collect.map(|c| c.members);
@@ -1378,6 +1383,34 @@ impl<const W: usize> Table<W> {
         (i, new)
     }
 
+    /// The table of this one's proved keys alone (see [`PROVED`]), sized for them as
+    /// [`Table::needs_growth`] would grow it; `self` itself if that saves no room.
+    /// Also returns how many keys it proves.
+    fn proved_only(self) -> (Self, usize) {
+        let n = self.vals.iter().filter(|&&v| v == PROVED).count();
+        if n == 0 {
+            return (Table::new(), 0);
+        }
+        let mut cap = 1 << 12;
+        while (n + 1) * 4 > cap * 3 {
+            cap *= 2;
+        }
+        if n == self.len || cap >= self.slots.len() {
+            return (self, n);
+        }
+        let mut t = Table::new();
+        t.slots = vec![[0; W]; cap];
+        t.vals = vec![0; cap];
+        t.shift = 64 - cap.trailing_zeros();
+        for (key, &v) in self.slots.iter().zip(&self.vals) {
+            if key[0] != 0 && v == PROVED {
+                let (at, _) = t.insert(key);
+                t.vals[at] = PROVED;
+            }
+        }
+        (t, n)
+    }
+
     /// True if `key` is in the table with its component closed.
     #[inline]
     fn proved(&self, key: &[u64; W]) -> bool {
@@ -1419,13 +1452,17 @@ struct Frame {
     low: u32,
 }
 
-/// Most earlier runs a run consults ([`Proved`]): the newest. A new position costs one key
-/// per earlier run with another abstraction, and a run stores as proved every position it
-/// skipped, so the newest run holds most of what the older ones proved along the path the
-/// next run takes. Dropping the older runs loses no proof a run relies on (it only skips
-/// less). Measured on beleaguered-castle 1..200 (`castle bench -v bc`, one build after the
-/// other): every earlier run 5.8 s against 4.2 s before the proofs were carried (the same
-/// nodes within 0.2%: the time was the keys of up to dozens of runs); the newest PROOF_RUNS.
+/// Most earlier runs the store keeps ([`Proved::keep_best`]): the newest, and of the others
+/// those that proved the most positions. A new position costs one key per earlier run with
+/// another abstraction: with every earlier run, beleaguered-castle 1..200 took 5.8 s against
+/// 4.2 s before the proofs were carried (`castle bench -v bc`, one build after the other; the
+/// same nodes within 0.2%: the time was the keys of up to dozens of runs). Keeping only the
+/// newest four lost the first run, the coarsest and usually the largest proof, which a run
+/// stores only along its own path: streets-and-alleys 99776's sixth run then searched for
+/// minutes where it took 5.7 s (`cargo run --release --example quotient -- --variant sa
+/// --seed 99776 -k 2 --refine 400 --refine-step 1 --proved --repeat`). Dropping a run loses
+/// no proof a run relies on (it only skips less). A kept run keeps its proved positions
+/// alone ([`Table::proved_only`]).
 const PROOF_RUNS: usize = 4;
 
 /// A [`Table`] value: the position's component is closed, and it is lost (see "Proofs that
@@ -1448,6 +1485,8 @@ struct Level {
     k: u8,
     dealt: bool,
     kept: u64,
+    /// Positions it proved lost.
+    proofs: usize,
     codes: Codes,
     main: Table<MAIN_WORDS>,
     long: Table<LONG_WORDS>,
@@ -1522,6 +1561,18 @@ impl Proved {
     /// Runs kept.
     pub fn runs(&self) -> usize {
         self.runs.len()
+    }
+
+    /// Keeps at most [`PROOF_RUNS`] runs: the newest, and of the others those that proved
+    /// the most positions (dropping a run's proofs only makes the next runs skip less).
+    fn keep_best(&mut self) {
+        while self.runs.len() > PROOF_RUNS {
+            let newest = self.runs.len() - 1;
+            let worst = (0..newest)
+                .min_by_key(|&i| self.runs[i].proofs)
+                .expect("more than one run");
+            self.runs.remove(worst);
+        }
     }
 
     /// Forgets every run (the runs after it search without their proofs: slower, as sound).
@@ -2005,6 +2056,58 @@ pub(crate) mod tests {
         let mut s = Search::new(a.clone(), &opts, &stop, Instant::now());
         assert_eq!(s.key(), Err(Broken::Code));
         assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::Code));
+    }
+
+    /// A finished run's table kept for the next runs holds its proved keys and nothing else:
+    /// every one found proved, no other key found at all.
+    #[test]
+    fn a_kept_table_holds_exactly_the_proved_keys() {
+        let mut t = Table::<2>::new();
+        let key = |i: u64| [1 << 63 | i, i * 7];
+        for i in 0..20_000 {
+            if t.needs_growth() {
+                t.grow();
+            }
+            let (at, new) = t.insert(&key(i));
+            assert!(new);
+            t.vals[at] = if i % 5 == 0 { PROVED } else { i as u32 };
+        }
+        let before = t.slots.len();
+        let (kept, n) = t.proved_only();
+        assert_eq!(n, 4_000);
+        assert_eq!(kept.len, 4_000);
+        assert!(kept.slots.len() < before, "it saves room");
+        for i in 0..20_000 {
+            assert_eq!(kept.proved(&key(i)), i % 5 == 0, "key {i}");
+            assert_eq!(kept.find(&key(i)).1, i % 5 == 0, "key {i}");
+        }
+        // Nothing proved: nothing kept.
+        let mut t = Table::<2>::new();
+        t.grow();
+        t.insert(&key(1));
+        let (kept, n) = t.proved_only();
+        assert_eq!((n, kept.slots.len()), (0, 0));
+    }
+
+    /// The store keeps the newest run and, of the others, those that proved the most.
+    #[test]
+    fn the_store_keeps_the_newest_run_and_the_largest_proofs() {
+        let level = |kept: u64, proofs: usize| Level {
+            k: 2,
+            dealt: true,
+            kept,
+            proofs,
+            codes: Codes::new(),
+            main: Table::new(),
+            long: Table::new(),
+        };
+        let mut p = Proved::new();
+        for (i, proofs) in [900, 5, 40, 7, 60, 1].into_iter().enumerate() {
+            p.runs.push(level(i as u64, proofs));
+            p.keep_best();
+        }
+        let kept: Vec<(u64, usize)> = p.runs.iter().map(|l| (l.kept, l.proofs)).collect();
+        assert_eq!(kept, [(0, 900), (2, 40), (4, 60), (5, 1)]);
     }
 
     /// Bits wider than their field are refused, whatever they are.
