@@ -240,6 +240,7 @@
 //! 633,312 at `k = 3` against 152,434): without the refinement the branches cost more than
 //! the merging saves on small deals.
 
+use super::table::{advise_huge_pages, prefetch};
 use crate::card::KING;
 use crate::check::{steps_of, Board};
 use crate::deal::Deal;
@@ -1316,7 +1317,7 @@ impl<const W: usize> Table<W> {
     }
 
     fn bytes(&self) -> usize {
-        self.slots.len() * slot_bytes(W)
+        self.slots.len() * W * 8 + self.vals.len() * 4
     }
 
     /// Bytes after the next growth.
@@ -1334,6 +1335,8 @@ impl<const W: usize> Table<W> {
         let cap = (self.slots.len() * 2).max(1 << 12);
         let old = std::mem::replace(&mut self.slots, vec![[0; W]; cap]);
         let old_vals = std::mem::replace(&mut self.vals, vec![0; cap]);
+        advise_huge_pages(&mut self.slots);
+        advise_huge_pages(&mut self.vals);
         self.shift = 64 - cap.trailing_zeros();
         for (key, v) in old.iter().zip(old_vals) {
             if key[0] != 0 {
@@ -1384,38 +1387,42 @@ impl<const W: usize> Table<W> {
     }
 
     /// The table of this one's proved keys alone (see [`PROVED`]), sized for them as
-    /// [`Table::needs_growth`] would grow it; `self` itself if that saves no room.
-    /// Also returns how many keys it proves.
-    fn proved_only(self) -> (Self, usize) {
+    /// [`Table::needs_growth`] would grow it, without values (every key it holds is proved:
+    /// [`Table::find`] answers), and how many keys it holds. While it is built both tables
+    /// are held.
+    fn proved_only(mut self) -> (Self, usize) {
         let n = self.vals.iter().filter(|&&v| v == PROVED).count();
+        if n == self.len {
+            self.vals = Vec::new();
+            return (self, n);
+        }
+        let mut t = Table::new();
         if n == 0 {
-            return (Table::new(), 0);
+            return (t, 0);
         }
         let mut cap = 1 << 12;
         while (n + 1) * 4 > cap * 3 {
             cap *= 2;
         }
-        if n == self.len || cap >= self.slots.len() {
-            return (self, n);
-        }
-        let mut t = Table::new();
         t.slots = vec![[0; W]; cap];
-        t.vals = vec![0; cap];
+        advise_huge_pages(&mut t.slots);
         t.shift = 64 - cap.trailing_zeros();
         for (key, &v) in self.slots.iter().zip(&self.vals) {
             if key[0] != 0 && v == PROVED {
-                let (at, _) = t.insert(key);
-                t.vals[at] = PROVED;
+                t.insert(key);
             }
         }
         (t, n)
     }
 
-    /// True if `key` is in the table with its component closed.
+    /// Asks the processor to bring `key`'s first slot into the cache ([`prefetch`]: a
+    /// hint, it changes no result), so that the lookups of one position in several tables
+    /// wait for memory together instead of one after the other.
     #[inline]
-    fn proved(&self, key: &[u64; W]) -> bool {
-        let (i, there) = self.find(key);
-        there && self.vals[i] == PROVED
+    fn prefetch(&self, key: &[u64; W]) {
+        if !self.slots.is_empty() {
+            prefetch(&self.slots[(hash_words(key) >> self.shift) as usize]);
+        }
     }
 }
 
@@ -1452,17 +1459,21 @@ struct Frame {
     low: u32,
 }
 
-/// Most earlier runs the store keeps ([`Proved::keep_best`]): the newest, and of the others
-/// those that proved the most positions. A new position costs one key per earlier run with
-/// another abstraction: with every earlier run, beleaguered-castle 1..200 took 5.8 s against
-/// 4.2 s before the proofs were carried (`castle bench -v bc`, one build after the other; the
-/// same nodes within 0.2%: the time was the keys of up to dozens of runs). Keeping only the
-/// newest four lost the first run, the coarsest and usually the largest proof, which a run
-/// stores only along its own path: streets-and-alleys 99776's sixth run then searched for
-/// minutes where it took 5.7 s (`cargo run --release --example quotient -- --variant sa
-/// --seed 99776 -k 2 --refine 400 --refine-step 1 --proved --repeat`). Dropping a run loses
-/// no proof a run relies on (it only skips less). A kept run keeps its proved positions
-/// alone ([`Table::proved_only`]).
+/// Most earlier runs the store keeps ([`Proved::keep_best`]): the oldest, the newest, and of
+/// the others those that proved the most positions. A new position costs one key per earlier
+/// run with another abstraction: with every earlier run, beleaguered-castle 1..200 took 5.8 s
+/// against 4.2 s before the proofs were carried (`castle bench -v bc`, one build after the
+/// other; the same nodes within 0.2%: the time was the keys of up to dozens of runs), and on
+/// streets-and-alleys 99776 eight runs searched as many positions as four, a run in 1.6 times
+/// the time. The oldest run is the coarsest (the kept cards only grow), so each of its proofs
+/// stands for the most positions of a later run, which stores them only along its own path:
+/// keeping the newest four instead, 99776's sixth run searched for minutes where it took 5.7 s;
+/// keeping the newest and the largest, its 16th run ran out of 16 GiB at 102 million
+/// positions, where with the oldest it wins (a false win) at 21.5 million in 83 s (`cargo run
+/// --release --example quotient -- --variant sa --seed 99776 -k 2 --refine 400 --refine-step
+/// 1 --proved --repeat`; every earlier run: 19.6 million in 232 s). Dropping a run loses no
+/// proof a run relies on (it only skips less). A kept run keeps its proved positions alone
+/// ([`Table::proved_only`]).
 const PROOF_RUNS: usize = 4;
 
 /// A [`Table`] value: the position's component is closed, and it is lost (see "Proofs that
@@ -1503,47 +1514,65 @@ impl Level {
         self.dealt == dealt && self.k <= k && self.kept & !kept == 0
     }
 
-    /// True if this run proved lost the image of `a` under its abstraction: `a` with every
-    /// card this run would not have fixed made unfixed (see "Proofs that outlive a run").
+    /// The key of `a`'s image under this run's abstraction: `a` with every card this run
+    /// would not have fixed made unfixed (see "Proofs that outlive a run"); `words` and
+    /// `bits` are `a`'s own key, the image's when the abstraction is the same.
     ///
     /// # Errors
     /// [`Broken::Code`], as [`key_of`].
-    fn proves(
+    fn key(
         &mut self,
         a: &Abs,
         words: &[u64; LONG_WORDS + 1],
         bits: usize,
-    ) -> Result<bool, Broken> {
-        let (words, bits) = if self.k == a.k && self.kept == a.kept {
-            (*words, bits)
-        } else {
-            let mut b = a.clone();
-            b.k = self.k;
-            b.kept = self.kept;
-            let (f, k, kept_cards) = (b.f, self.k, self.kept);
-            for i in 0..b.n {
-                let l = b.len[i] as usize;
-                for c in &mut b.pile[i][..l] {
-                    let (rank, tag) = (*c >> 3, *c & 7);
-                    // A card not home is fixed here as in `Abs::symbol_of`.
-                    if tag < UNFIXED
-                        && !(rank <= f[tag as usize] + k || kept(kept_cards, rank, tag))
-                    {
-                        *c = sym(rank, UNFIXED);
-                    }
+    ) -> Result<([u64; LONG_WORDS + 1], usize), Broken> {
+        if self.k == a.k && self.kept == a.kept {
+            return Ok((*words, bits));
+        }
+        let mut b = a.clone();
+        b.k = self.k;
+        b.kept = self.kept;
+        let (f, k, kept_cards) = (b.f, self.k, self.kept);
+        for i in 0..b.n {
+            let l = b.len[i] as usize;
+            for c in &mut b.pile[i][..l] {
+                let (rank, tag) = (*c >> 3, *c & 7);
+                // A card not home is fixed here as in `Abs::symbol_of`.
+                if tag < UNFIXED && !(rank <= f[tag as usize] + k || kept(kept_cards, rank, tag)) {
+                    *c = sym(rank, UNFIXED);
                 }
             }
-            key_of(&b, &mut self.codes)?
-        };
-        Ok(if bits <= MAIN_WORDS * 64 {
+        }
+        key_of(&b, &mut self.codes)
+    }
+
+    /// [`Table::prefetch`] of the table that would hold a key of `bits` bits.
+    #[inline]
+    fn prefetch(&self, words: &[u64; LONG_WORDS + 1], bits: usize) {
+        if bits <= MAIN_WORDS * 64 {
             self.main
-                .proved(words[..MAIN_WORDS].try_into().expect("words"))
+                .prefetch(words[..MAIN_WORDS].try_into().expect("words"));
+        } else if bits <= LONG_WORDS * 64 {
+            self.long
+                .prefetch(words[..LONG_WORDS].try_into().expect("words"));
+        }
+    }
+
+    /// True if this run proved lost the position of key `words` (of `bits` bits, from
+    /// [`Level::key`]): its tables hold proved keys alone ([`Table::proved_only`]).
+    #[inline]
+    fn holds(&self, words: &[u64; LONG_WORDS + 1], bits: usize) -> bool {
+        if bits <= MAIN_WORDS * 64 {
+            self.main
+                .find(words[..MAIN_WORDS].try_into().expect("words"))
+                .1
         } else {
             bits <= LONG_WORDS * 64
                 && self
                     .long
-                    .proved(words[..LONG_WORDS].try_into().expect("words"))
-        })
+                    .find(words[..LONG_WORDS].try_into().expect("words"))
+                    .1
+        }
     }
 }
 
@@ -1563,12 +1592,13 @@ impl Proved {
         self.runs.len()
     }
 
-    /// Keeps at most [`PROOF_RUNS`] runs: the newest, and of the others those that proved
-    /// the most positions (dropping a run's proofs only makes the next runs skip less).
+    /// Keeps at most [`PROOF_RUNS`] runs: the oldest (the coarsest), the newest, and of the
+    /// others those that proved the most positions (dropping a run's proofs only makes the
+    /// next runs skip less).
     fn keep_best(&mut self) {
         while self.runs.len() > PROOF_RUNS {
             let newest = self.runs.len() - 1;
-            let worst = (0..newest)
+            let worst = (1..newest)
                 .min_by_key(|&i| self.runs[i].proofs)
                 .expect("more than one run");
             self.runs.remove(worst);
@@ -1748,8 +1778,19 @@ impl<'a> Search<'a> {
     /// True if an earlier run proved the position on the board lost ([`Proved`]); `words`
     /// and `bits` are its key in this run.
     fn earlier_proves(&mut self, words: &[u64; LONG_WORDS + 1], bits: usize) -> Result<bool, Halt> {
-        for level in self.earlier.iter_mut().rev() {
-            if level.proves(&self.a, words, bits).map_err(Halt::Broken)? {
+        // Every earlier run's key first, each table's slot asked for as it is known, then
+        // the lookups: their cache misses overlap (they were most of a refining run's time).
+        for chunk in self.earlier.chunks_mut(PROOF_RUNS) {
+            let mut keys = [([0u64; LONG_WORDS + 1], 0usize); PROOF_RUNS];
+            for (level, key) in chunk.iter_mut().zip(&mut keys) {
+                *key = level.key(&self.a, words, bits).map_err(Halt::Broken)?;
+                level.prefetch(&key.0, key.1);
+            }
+            if chunk
+                .iter()
+                .zip(&keys)
+                .any(|(level, (w, b))| level.holds(w, *b))
+            {
                 return Ok(true);
             }
         }
@@ -2077,8 +2118,8 @@ pub(crate) mod tests {
         assert_eq!(n, 4_000);
         assert_eq!(kept.len, 4_000);
         assert!(kept.slots.len() < before, "it saves room");
+        assert!(kept.vals.is_empty(), "every key it holds is proved");
         for i in 0..20_000 {
-            assert_eq!(kept.proved(&key(i)), i % 5 == 0, "key {i}");
             assert_eq!(kept.find(&key(i)).1, i % 5 == 0, "key {i}");
         }
         // Nothing proved: nothing kept.
@@ -2089,7 +2130,8 @@ pub(crate) mod tests {
         assert_eq!((n, kept.slots.len()), (0, 0));
     }
 
-    /// The store keeps the newest run and, of the others, those that proved the most.
+    /// The store keeps the oldest run, the newest and, of the others, those that proved the
+    /// most.
     #[test]
     fn the_store_keeps_the_newest_run_and_the_largest_proofs() {
         let level = |kept: u64, proofs: usize| Level {
@@ -2102,12 +2144,12 @@ pub(crate) mod tests {
             long: Table::new(),
         };
         let mut p = Proved::new();
-        for (i, proofs) in [900, 5, 40, 7, 60, 1].into_iter().enumerate() {
+        for (i, proofs) in [3, 5, 40, 7, 60, 1].into_iter().enumerate() {
             p.runs.push(level(i as u64, proofs));
             p.keep_best();
         }
         let kept: Vec<(u64, usize)> = p.runs.iter().map(|l| (l.kept, l.proofs)).collect();
-        assert_eq!(kept, [(0, 900), (2, 40), (4, 60), (5, 1)]);
+        assert_eq!(kept, [(0, 3), (2, 40), (4, 60), (5, 1)]);
     }
 
     /// Bits wider than their field are refused, whatever they are.

@@ -127,7 +127,7 @@ pub(super) fn prefetch<T>(p: *const T) {
 /// Asks the kernel to back a large array with 2 MiB pages: probes land at random, and with
 /// 4 KiB pages nearly every probe of a big table also misses the TLB. Only a hint; where it is
 /// refused nothing changes.
-fn advise_huge_pages<T>(v: &mut [T]) {
+pub(super) fn advise_huge_pages<T>(v: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
