@@ -543,6 +543,12 @@ pub struct BudgetArgs {
     /// can prove a loss that the exact search would take far longer to prove).
     #[arg(long)]
     pub no_quotient: bool,
+    /// Percent of --memory the quotient holds on its own thread beside the schedule (with two
+    /// threads or more; the schedule gets the rest). Its refining runs decide the hardest
+    /// deals, and on some need more than the default quarter.
+    #[arg(long, help_heading = BUDGETS, value_name = "PERCENT", default_value_t = 25,
+          value_parser = clap::value_parser!(u8).range(1..=90))]
+    pub quotient_memory: u8,
     /// Decide the deal with the layered search instead of the usual schedule: every position
     /// reachable from the deal, searched one level of progress (cards home plus cards dealt)
     /// at a time, with only one class of positions (one set of foundation heights) in its hash
@@ -955,6 +961,7 @@ impl BudgetArgs {
             probes: (!self.no_probes).then_some(self.probe_nodes),
             salt: self.salt,
             quotient: !self.no_quotient,
+            quotient_percent: Some(self.quotient_memory),
             layered: self.layered,
             spill: match &self.spill {
                 Some(dir) => Some(castle::solver::layered::SpillTo {

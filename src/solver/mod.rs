@@ -115,6 +115,10 @@ pub struct Solver {
     /// (see `schedule::QuotientSchedule` for when it runs; only with [`Solver::restarts`]). Never
     /// changes a verdict; it can only prove a loss sooner.
     pub quotient: bool,
+    /// Percent of the memory budget the quotient holds on its thread beside the schedule
+    /// (two threads or more; `None`: `1 / schedule::QUOTIENT_THREAD_PART`). The refining runs
+    /// that decide the hardest streets-and-alleys deals can need more than that.
+    pub quotient_percent: Option<u8>,
     /// Run the layered search ([`layered`]) instead of the schedule, where the rules allow
     /// it (foundation return off; otherwise the schedule runs as without it). It decides a
     /// deal by closing the reachable positions one level of progress at a time, holding one
@@ -159,6 +163,7 @@ impl Default for Solver {
             path_floor: PATH_MIN_BYTES,
             path_window: PATH_WINDOW,
             quotient: true,
+            quotient_percent: None,
             layered: false,
             spill: None,
             stop: None,

@@ -175,12 +175,20 @@
 //! **Skipping.** A run `R'` with window `k' >= k` and kept cards `K' ⊇ K` fixes every card
 //! a run `R` with `k` and `K` fixes, in every position (and the same dealt refinement), so
 //! `R`'s abstraction is a function of `R'`'s: `α_R(c) = β(α_R'(c))`, where `β` forgets the
-//! suit of every card `R'` fixes and `R` does not ([`Level::proves`]). If `R` closed `β(x)`,
+//! suit of every card `R'` fixes and `R` does not ([`Level::key`]). If `R` closed `β(x)`,
 //! every `c` with `α_R'(c) = x` has `α_R(c)` closed, so is not in `W` by the claim: `R'`
 //! stores `x` as proved and does not search it. The induction of `R'` never meets such an
 //! `x` (it only visits abstractions of positions in `W`), so `R'`'s `Lost`, and its own
 //! closed positions, are proofs as before. Only the proofs of runs on the same deal are used
 //! (the claim is about that deal's `W`).
+//!
+//! **Which runs are kept.** Only a run's proved positions can prove anything, so a finished
+//! run is kept as those alone ([`Table::proved_only`]), and at most [`PROOF_RUNS`] runs are
+//! kept: the oldest, whose abstraction is the coarsest (each of its proofs stands for the most
+//! positions of a later run), the newest, and the largest of the others. Dropping a run only
+//! makes the later runs skip less. A new position costs a key for each kept run, and their
+//! lookups are asked for together ([`Table::prefetch`]) on tables backed by huge pages: on
+//! the tables' largest runs those lookups' cache and TLB misses were most of the time.
 //!
 //! **Measured.** Without no-repeat the components are the abstract graph's own, most close
 //! long before a run's false win, and each refining run searches little more than the path

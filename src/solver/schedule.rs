@@ -220,7 +220,8 @@ impl Solver {
 impl Solver {
     /// The quotient on a thread of its own beside the schedule, which runs on the other
     /// threads without it (see "The quotient beside the schedule" in design.md). The quotient
-    /// gets `1 / QUOTIENT_THREAD_PART` of `--memory` and the schedule the rest. Whichever
+    /// gets `1 / QUOTIENT_THREAD_PART` of `--memory` (or [`Solver::quotient_percent`]) and the
+    /// schedule the rest. Whichever
     /// decides first stops the other: the quotient's `Lost` is a proof and its win is a line
     /// played on the deal, replayed by the checker like every other, so the verdict is the
     /// schedule's own whichever side gives it; the nodes of both are counted.
@@ -231,7 +232,10 @@ impl Solver {
     ) -> Result<Outcome, SolveError> {
         let t0 = Instant::now();
         let memory = self.limits.memory_bytes;
-        let q_bytes = memory / QUOTIENT_THREAD_PART;
+        let q_bytes = match self.quotient_percent {
+            Some(p) => (memory as u128 * u128::from(p.clamp(1, 90)) / 100) as usize,
+            None => memory / QUOTIENT_THREAD_PART,
+        };
         // Raised by the quotient when it decides (the schedule stops), or by the watcher when
         // the caller raises the solve's own flag.
         let halt = Arc::new(AtomicBool::new(false));

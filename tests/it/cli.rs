@@ -221,6 +221,14 @@ fn bad_input_is_named_and_exits_2() {
         None,
         &["/no/such/deal.txt"],
     );
+    // The quotient's part of --memory: a percent from 1 to 90.
+    for v in ["0", "91", "half"] {
+        bad(
+            &["solve", "--seed", "1", "--quotient-memory", v],
+            None,
+            &["--quotient-memory", v],
+        );
+    }
     // An unknown variant, on the command line and in a file.
     bad(
         &["solve", "--variant", "klondike", "--seed", "1"],

@@ -655,13 +655,20 @@ fn a_stop_flag_from_another_thread_ends_the_search() {
 /// With two threads and no node budget the quotient runs on a thread of its own beside the
 /// schedule (design.md, "The quotient beside the schedule"); with a node budget it stays a
 /// phase of the schedule. Both must give the single-threaded solve's verdict on deals of the
-/// two variants it applies to, lost and won, and count every node in some phase.
+/// two variants it applies to, lost and won, and count every node in some phase; so must the
+/// quotient beside with three quarters of the room.
 #[test]
 fn the_quotient_beside_the_schedule_gives_the_same_verdicts() {
     use castle::{Limits, Solver};
     let one = Solver::default();
     let beside = Solver {
         threads: 2,
+        ..Solver::default()
+    };
+    // The quotient with most of the room (`--quotient-memory 75`).
+    let roomy = Solver {
+        threads: 2,
+        quotient_percent: Some(75),
         ..Solver::default()
     };
     let within = Solver {
@@ -682,7 +689,7 @@ fn the_quotient_beside_the_schedule_gives_the_same_verdicts() {
                 Verdict::Unsolvable => lost += 1,
                 Verdict::Unknown => panic!("{variant:?} {seed} undecided"),
             }
-            for (name, s) in [("beside", &beside), ("within", &within)] {
+            for (name, s) in [("beside", &beside), ("roomy", &roomy), ("within", &within)] {
                 let out = solve_checked(s, &deal);
                 assert_eq!(out.verdict, expect, "{variant:?} {seed}, quotient {name}");
                 assert_eq!(out.spent.total(), out.nodes, "{variant:?} {seed} {name}");
