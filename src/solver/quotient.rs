@@ -1472,16 +1472,16 @@ struct Frame {
 /// run with another abstraction: with every earlier run, beleaguered-castle 1..200 took 5.8 s
 /// against 4.2 s before the proofs were carried (`castle bench -v bc`, one build after the
 /// other; the same nodes within 0.2%: the time was the keys of up to dozens of runs), and on
-/// streets-and-alleys 99776 eight runs searched as many positions as four, a run in 1.6 times
-/// the time. The oldest run is the coarsest (the kept cards only grow), so each of its proofs
-/// stands for the most positions of a later run, which stores them only along its own path:
-/// keeping the newest four instead, 99776's sixth run searched for minutes where it took 5.7 s;
-/// keeping the newest and the largest, its 16th run ran out of 16 GiB at 102 million
-/// positions, where with the oldest it wins (a false win) at 21.5 million in 83 s (`cargo run
-/// --release --example quotient -- --variant sa --seed 99776 -k 2 --refine 400 --refine-step
-/// 1 --proved --repeat`; every earlier run: 19.6 million in 232 s). Dropping a run loses no
-/// proof a run relies on (it only skips less). A kept run keeps its proved positions alone
-/// ([`Table::proved_only`]).
+/// streets-and-alleys 99776 with eight runs kept a run took 1.6 times as long for the same
+/// positions. The oldest run is the coarsest (the kept cards only grow), so each of its
+/// proofs stands for the most positions of a later run, which stores them only along its own
+/// path: keeping the newest four instead, 99776's sixth run had not ended after three minutes
+/// where it took 5.7 s; keeping the newest and the largest, its 16th run ran out of 16 GiB at
+/// 102 million positions, where with the oldest it ends (a false win) at 21.5 million in 83 s
+/// (`cargo run --release --example quotient -- --variant sa --seed 99776 -k 2 --refine 400
+/// --refine-step 1 --proved --repeat`; every earlier run: 19.6 million in 232 s). Dropping a
+/// run loses no proof a run relies on (it only skips less). A kept run keeps its proved
+/// positions alone ([`Table::proved_only`]).
 const PROOF_RUNS: usize = 4;
 
 /// A [`Table`] value: the position's component is closed, and it is lost (see "Proofs that
@@ -2141,7 +2141,7 @@ pub(crate) mod tests {
     /// The store keeps the oldest run, the newest and, of the others, those that proved the
     /// most.
     #[test]
-    fn the_store_keeps_the_newest_run_and_the_largest_proofs() {
+    fn the_store_keeps_the_oldest_and_newest_runs_and_the_largest_proofs() {
         let level = |kept: u64, proofs: usize| Level {
             k: 2,
             dealt: true,
