@@ -1316,6 +1316,9 @@ const PART_BITS: u32 = 3;
 const PARTS: usize = 1 << PART_BITS;
 /// A [`Table`]'s slot is its part's number shifted by `SLOT_BITS`, plus the place in the part.
 const SLOT_BITS: u32 = 56;
+/// Slots of a part's first array: the parts of a table start as one array of 4,096 did, the
+/// size of most of a deal's short runs.
+const PART_FIRST: usize = (1 << 12) / PARTS;
 
 #[inline]
 fn hash_words(words: &[u64]) -> u64 {
@@ -1349,7 +1352,7 @@ impl<const W: usize> Part<W> {
 
     /// Bytes after the next growth.
     fn grown_bytes(&self) -> usize {
-        (self.slots.len() * 2).max(1 << 12) * slot_bytes(W)
+        (self.slots.len() * 2).max(PART_FIRST) * slot_bytes(W)
     }
 
     fn needs_growth(&self) -> bool {
@@ -1371,7 +1374,7 @@ impl<const W: usize> Part<W> {
 
     /// Doubles the part; returns its old keys (by their old places).
     fn grow(&mut self) -> Vec<[u64; W]> {
-        let cap = (self.slots.len() * 2).max(1 << 12);
+        let cap = (self.slots.len() * 2).max(PART_FIRST);
         let fresh = Part::with_capacity(cap, true);
         let old = std::mem::replace(self, fresh);
         for (key, &v) in old.slots.iter().zip(&old.vals) {
@@ -1424,7 +1427,7 @@ impl<const W: usize> Part<W> {
         if n == 0 {
             return (Part::new(), 0);
         }
-        let mut cap = 1 << 12;
+        let mut cap = PART_FIRST;
         while (n + 1) * 4 > cap * 3 {
             cap *= 2;
         }
