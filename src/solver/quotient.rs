@@ -186,7 +186,8 @@
 //! run is kept as those alone ([`Table::proved_only`]), and at most [`PROOF_RUNS`] runs are
 //! kept: the oldest, whose abstraction is the coarsest (each of its proofs stands for the most
 //! positions of a later run), the newest, and the largest of the others. Dropping a run only
-//! makes the later runs skip less. A new position costs a key for each kept run, and their
+//! makes the later runs skip less, so a run short of room frees them and goes on
+//! ([`Search::drop_earlier`]). A new position costs a key for each kept run, and their
 //! lookups are asked for together ([`Table::prefetch`]) on tables backed by huge pages: on
 //! the tables' largest runs those lookups' cache and TLB misses were most of the time.
 //!
@@ -479,6 +480,8 @@ pub struct QuotientResult {
     pub pruned: u64,
     /// Positions whose component the run closed (proved lost) before it ended.
     pub closed: u64,
+    /// The run freed the earlier runs' proofs for room it needed ([`search_proved`]).
+    pub dropped: bool,
 }
 
 /// Searches the quotient of `deal` (a validated deal) with window `opts.k`, until it is
@@ -540,6 +543,7 @@ fn run_search(
         depth: 0,
         pruned: 0,
         closed: 0,
+        dropped: false,
     };
     let mut members = None;
     match Abs::new(deal, opts.k, opts.dealt, opts.kept) {
@@ -575,6 +579,7 @@ fn run_search(
             out.depth = s.depth;
             out.pruned = s.pruned;
             out.closed = s.closed;
+            out.dropped = s.dropped;
             if let Some(p) = proved {
                 p.runs = aside;
                 p.runs.append(&mut s.earlier);
@@ -1768,6 +1773,8 @@ struct Search<'a> {
     next_index: u32,
     /// Earlier runs whose proofs this one uses ([`Proved`]).
     earlier: Vec<Level>,
+    /// The earlier runs' proofs were freed for room ([`Search::drop_earlier`]).
+    dropped: bool,
     /// New positions an earlier run had proved lost (not searched).
     pruned: u64,
     /// Positions whose component this run closed.
@@ -1799,6 +1806,7 @@ impl<'a> Search<'a> {
             tarjan: Vec::new(),
             next_index: 0,
             earlier: Vec::new(),
+            dropped: false,
             pruned: 0,
             closed: 0,
         }
@@ -1928,7 +1936,10 @@ impl<'a> Search<'a> {
     /// Fails if a table growing to `new_bytes` (while its old array is still held) would
     /// pass the memory budget.
     fn grow_check(&mut self, new_bytes: usize) -> Result<(), QuotientLimit> {
-        let total = self.bytes() + new_bytes;
+        let mut total = self.bytes() + new_bytes;
+        if total > self.opts.max_bytes && self.drop_earlier() {
+            total = self.bytes() + new_bytes;
+        }
         if total > self.opts.max_bytes {
             return Err(QuotientLimit::Memory);
         }
@@ -1946,12 +1957,27 @@ impl<'a> Search<'a> {
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(QuotientLimit::Seconds);
         }
-        let b = self.bytes();
+        let mut b = self.bytes();
         self.peak_bytes = self.peak_bytes.max(b);
+        if b > self.opts.max_bytes && self.drop_earlier() {
+            b = self.bytes();
+        }
         if b > self.opts.max_bytes {
             return Err(QuotientLimit::Memory);
         }
         Ok(())
+    }
+
+    /// Frees the earlier runs' proofs for the room this run needs; false if it held none.
+    /// The run goes on as sound: the positions it skipped stay proved (their proofs were
+    /// proofs), and it only skips no more (see "Which runs are kept" in the module docs).
+    fn drop_earlier(&mut self) -> bool {
+        if self.earlier.is_empty() {
+            return false;
+        }
+        self.earlier = Vec::new();
+        self.dropped = true;
+        true
     }
 
     /// Opens a frame for the position just entered by `via`: its safe move's branches if it

@@ -1165,8 +1165,9 @@ impl QuotientSchedule {
             *done = done.saturating_add(r.nodes);
             if r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) && self.proved.runs() > 0
             {
-                // The earlier runs' proofs took room this one needed: run again without them
-                // (as sound, only slower).
+                // Earlier runs' proofs took room this one needed (a run frees those it
+                // consults and goes on; these are the others): run again without them (as
+                // sound, only slower).
                 self.proved.clear();
                 self.credit -= r.nodes.min(self.credit);
                 continue;

@@ -698,3 +698,51 @@ fn the_quotient_beside_the_schedule_gives_the_same_verdicts() {
     }
     assert!(won >= 10 && lost >= 10, "{won} won, {lost} lost");
 }
+
+/// A run short of room frees the earlier runs' proofs it consults and goes on (the quotient's
+/// "Which runs are kept"): on streets-and-alleys 20967, whose first run is large and the
+/// refining runs after it small (performance log, "Proofs that outlive a run"), each refining
+/// run gets the room of the proofs it would consult and 8 MiB more (the first, which has none,
+/// the default budget). Runs drop them; none ends
+/// `lost` (the deal is won); one out of room anyway runs again with room and no proofs, as the
+/// schedule does; and the refinement still ends in a win that replays on the deal.
+#[test]
+fn a_run_short_of_room_drops_the_earlier_proofs_and_goes_on() {
+    let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 20967);
+    let stop = AtomicBool::new(false);
+    let mut proved = Proved::new();
+    let (mut kept, mut dropped, mut short) = (0u64, 0, 0);
+    for run in 0..40 {
+        let base = QuotientOptions {
+            k: 2,
+            kept,
+            no_repeat: false,
+            ..QuotientOptions::default()
+        };
+        let room = proved.bytes();
+        let squeezed = QuotientOptions {
+            max_bytes: if room > 0 {
+                room + (8 << 20)
+            } else {
+                base.max_bytes
+            },
+            ..base
+        };
+        let mut q = search_proved(&deal, &squeezed, &stop, &mut proved);
+        dropped += u32::from(q.dropped);
+        if q.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
+            assert!(q.dropped, "run {run}: out of room with the proofs held");
+            short += 1;
+            proved.clear();
+            q = search_proved(&deal, &base, &stop, &mut proved);
+        }
+        assert_eq!(q.verdict, QuotientVerdict::BranchWin, "run {run}");
+        if let Some(line) = concrete_line(&deal, &q.line) {
+            check_win(&deal, &steps_of(&line)).unwrap();
+            assert!(dropped > short, "{dropped} dropped, {short} out of room");
+            return;
+        }
+        kept = next_kept(&deal, &q.line, kept).expect("a false win names a card");
+    }
+    panic!("no win in 40 runs");
+}
