@@ -221,10 +221,10 @@ impl Solver {
     /// The quotient on a thread of its own beside the schedule, which runs on the other
     /// threads without it (see "The quotient beside the schedule" in design.md). The quotient
     /// gets `1 / QUOTIENT_THREAD_PART` of `--memory` (or [`Solver::quotient_percent`]) and the
-    /// schedule the rest. Whichever
-    /// decides first stops the other: the quotient's `Lost` is a proof and its win is a line
-    /// played on the deal, replayed by the checker like every other, so the verdict is the
-    /// schedule's own whichever side gives it; the nodes of both are counted.
+    /// schedule the rest. Whichever decides first stops the other: the quotient's `Lost` is a
+    /// proof and its win is a line played on the deal, replayed by the checker like every
+    /// other, so the verdict is the schedule's own whichever side gives it; the nodes of both
+    /// are counted.
     fn attempts_beside_quotient<const W: usize>(
         &self,
         deal: &Deal,
