@@ -19,7 +19,8 @@
 //! line got wrong, `QuotientOptions::kept`; `--refine-step S` keeps only the first `S` of
 //! them, as the schedule keeps one; the `kept` column counts them), `--proved` (each run
 //! skips the positions the deal's earlier runs proved lost, `quotient::search_proved`; the
-//! `pruned` and `closed` columns count what it skipped and what it proved). The `concrete`
+//! `pruned` and `closed` columns count what it skipped and what it proved; `dropped` says
+//! whether a run freed those proofs for room it needed). The `concrete`
 //! column says whether a branch win's line wins on the deal itself (its length), as it always
 //! does with `-k 13`, where nothing branches.
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
@@ -154,7 +155,7 @@ fn main() {
     if deals.is_empty() {
         bad("give --seed, --seeds or --deal");
     }
-    println!("deal\tk\tkept\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tpruned\tclosed\tconcrete\texact\texact_states\texact_nodes\texact_seconds");
+    println!("deal\tk\tkept\tverdict\tpositions\tnodes\tseconds\tcpu\tMiB\tlong_keys\tdepth\tpeak_rss_MiB\tpruned\tclosed\tconcrete\texact\texact_states\texact_nodes\texact_seconds\tdropped");
     let mut sum = [0u64; 2];
     // The refinement's kept cards (`u64::MAX`: this window's rounds are over).
     let mut kept = 0u64;
@@ -237,7 +238,7 @@ fn main() {
             };
             kept = if wrong == 0 { u64::MAX } else { kept | wrong };
             println!(
-                "{name}\t{k}\t{shown}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{}\t{}\t{concrete}\t{ev}\t{es}\t{en}\t{et}",
+                "{name}\t{k}\t{shown}\t{}\t{}\t{}\t{:.2}\t{cpu:.2}\t{:.1}\t{}\t{}\t{:.0}\t{}\t{}\t{concrete}\t{ev}\t{es}\t{en}\t{et}\t{}",
                 r.verdict,
                 r.positions,
                 r.nodes,
@@ -248,6 +249,7 @@ fn main() {
                 peak_rss_mib(),
                 r.pruned,
                 r.closed,
+                if r.dropped { "yes" } else { "no" },
             );
         }
     }
