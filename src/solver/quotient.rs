@@ -575,7 +575,7 @@ fn run_search(
             out.positions = s.positions;
             out.nodes = s.nodes;
             out.bytes = s.peak_bytes;
-            out.long_keys = s.long.len as u64;
+            out.long_keys = s.long.len() as u64;
             out.depth = s.depth;
             out.pruned = s.pruned;
             out.closed = s.closed;
@@ -1304,7 +1304,6 @@ fn key_of(a: &Abs, codes: &mut Codes) -> Result<([u64; LONG_WORDS + 1], usize), 
 /// that room, and the parts, filled evenly by the hash, grow one after the other.
 struct Table<const W: usize> {
     parts: Vec<Part<W>>,
-    len: usize,
 }
 
 /// One part of a [`Table`]: linear probing on the hash's bits below the part's own (the
@@ -1422,15 +1421,15 @@ impl<const W: usize> Part<W> {
         i
     }
 
-    /// The part of this one's keys whose value is [`PROVED`], without values, and how many.
-    fn proved_only(mut self) -> (Self, usize) {
+    /// The part of this one's keys whose value is [`PROVED`], without values.
+    fn proved_only(mut self) -> Self {
         let n = self.vals.iter().filter(|&&v| v == PROVED).count();
         if n == self.len {
             self.vals = Vec::new();
-            return (self, n);
+            return self;
         }
         if n == 0 {
-            return (Part::new(), 0);
+            return Part::new();
         }
         let mut cap = PART_FIRST;
         while (n + 1) * 4 > cap * 3 {
@@ -1443,7 +1442,7 @@ impl<const W: usize> Part<W> {
                 t.len += 1;
             }
         }
-        (t, n)
+        t
     }
 }
 
@@ -1451,7 +1450,6 @@ impl<const W: usize> Table<W> {
     fn new() -> Self {
         Table {
             parts: (0..PARTS).map(|_| Part::new()).collect(),
-            len: 0,
         }
     }
 
@@ -1459,10 +1457,15 @@ impl<const W: usize> Table<W> {
         self.parts.iter().map(Part::bytes).sum()
     }
 
-    /// The part that holds `key`.
+    /// Keys held.
+    fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.len).sum()
+    }
+
+    /// The part that holds a key of hash `h` (`hash_words` of the key).
     #[inline]
-    fn part_of(key: &[u64; W]) -> usize {
-        (hash_words(key) >> (64 - PART_BITS)) as usize
+    fn part_of(h: u64) -> usize {
+        (h >> (64 - PART_BITS)) as usize
     }
 
     /// Bytes part `part` holds after its next growth.
@@ -1483,23 +1486,27 @@ impl<const W: usize> Table<W> {
     /// The slot holding `key`, or the empty slot where it would go; true if it holds it.
     #[inline]
     fn find(&self, key: &[u64; W]) -> (usize, bool) {
-        let h = hash_words(key);
-        let part = (h >> (64 - PART_BITS)) as usize;
+        self.find_hashed(key, hash_words(key))
+    }
+
+    /// [`Table::find`] of a key whose hash `h` is known.
+    #[inline]
+    fn find_hashed(&self, key: &[u64; W], h: u64) -> (usize, bool) {
+        let part = Self::part_of(h);
         let (i, there) = self.parts[part].find(key, h << PART_BITS);
         (part << SLOT_BITS | i, there)
     }
 
-    /// Inserts `key`; its slot, and true if it was new. The caller grows its part first
-    /// when [`Table::needs_growth`].
+    /// Inserts `key` of hash `h`; its slot, and true if it was new. The caller grows its
+    /// part first when [`Table::needs_growth`].
     #[inline]
-    fn insert(&mut self, key: &[u64; W]) -> (usize, bool) {
+    fn insert(&mut self, key: &[u64; W], h: u64) -> (usize, bool) {
         debug_assert!(key[0] != 0);
-        let (slot, there) = self.find(key);
+        let (slot, there) = self.find_hashed(key, h);
         if !there {
             let p = &mut self.parts[slot >> SLOT_BITS];
             p.slots[slot & ((1 << SLOT_BITS) - 1)] = *key;
             p.len += 1;
-            self.len += 1;
         }
         (slot, !there)
     }
@@ -1515,16 +1522,10 @@ impl<const W: usize> Table<W> {
     /// [`Table::find`] answers), and how many keys it holds. While a part is built both its
     /// arrays are held.
     fn proved_only(self) -> (Self, usize) {
-        let mut t = Table {
-            parts: Vec::with_capacity(PARTS),
-            len: 0,
+        let t = Table {
+            parts: self.parts.into_iter().map(Part::proved_only).collect(),
         };
-        for part in self.parts {
-            let (p, n) = part.proved_only();
-            t.parts.push(p);
-            t.len += n;
-        }
-        let n = t.len;
+        let n = t.len();
         (t, n)
     }
 
@@ -1534,13 +1535,12 @@ impl<const W: usize> Table<W> {
         self.parts.iter().any(|p| !p.vals.is_empty())
     }
 
-    /// Asks the processor to bring `key`'s first slot into the cache ([`prefetch`]: a
-    /// hint, it changes no result), so that the lookups of one position in several tables
-    /// wait for memory together instead of one after the other.
+    /// Asks the processor to bring the first slot of a key of hash `h` into the cache
+    /// ([`prefetch`]: a hint, it changes no result), so that the lookups of one position in
+    /// several tables wait for memory together instead of one after the other.
     #[inline]
-    fn prefetch(&self, key: &[u64; W]) {
-        let h = hash_words(key);
-        let p = &self.parts[(h >> (64 - PART_BITS)) as usize];
+    fn prefetch(&self, h: u64) {
+        let p = &self.parts[Self::part_of(h)];
         if !p.slots.is_empty() {
             prefetch(&p.slots[((h << PART_BITS) >> p.shift) as usize]);
         }
@@ -1677,32 +1677,35 @@ impl Level {
         key_of(&b, &mut self.codes)
     }
 
-    /// [`Table::prefetch`] of the table that would hold a key of `bits` bits.
+    /// [`Table::prefetch`] of the table that would hold a key of `bits` bits; returns the
+    /// key's hash there, for [`Level::holds`].
     #[inline]
-    fn prefetch(&self, words: &[u64; LONG_WORDS + 1], bits: usize) {
+    fn prefetch(&self, words: &[u64; LONG_WORDS + 1], bits: usize) -> u64 {
+        let width = if bits <= MAIN_WORDS * 64 {
+            MAIN_WORDS
+        } else {
+            LONG_WORDS
+        };
+        let h = hash_words(&words[..width]);
         if bits <= MAIN_WORDS * 64 {
-            self.main
-                .prefetch(words[..MAIN_WORDS].try_into().expect("words"));
+            self.main.prefetch(h);
         } else if bits <= LONG_WORDS * 64 {
-            self.long
-                .prefetch(words[..LONG_WORDS].try_into().expect("words"));
+            self.long.prefetch(h);
         }
+        h
     }
 
-    /// True if this run proved lost the position of key `words` (of `bits` bits, from
-    /// [`Level::key`]): its tables hold proved keys alone ([`Table::proved_only`]).
+    /// True if this run proved lost the position of key `words` (of `bits` bits and hash `h`,
+    /// from [`Level::key`] and [`Level::prefetch`]): its tables hold proved keys alone
+    /// ([`Table::proved_only`]).
     #[inline]
-    fn holds(&self, words: &[u64; LONG_WORDS + 1], bits: usize) -> bool {
+    fn holds(&self, words: &[u64; LONG_WORDS + 1], bits: usize, h: u64) -> bool {
         if bits <= MAIN_WORDS * 64 {
-            self.main
-                .find(words[..MAIN_WORDS].try_into().expect("words"))
-                .1
+            let key = words[..MAIN_WORDS].try_into().expect("words");
+            self.main.find_hashed(key, h).1
         } else {
-            bits <= LONG_WORDS * 64
-                && self
-                    .long
-                    .find(words[..LONG_WORDS].try_into().expect("words"))
-                    .1
+            let key = words[..LONG_WORDS].try_into().expect("words");
+            bits <= LONG_WORDS * 64 && self.long.find_hashed(key, h).1
         }
     }
 }
@@ -1851,13 +1854,14 @@ impl<'a> Search<'a> {
         let (words, bits) = self.key().map_err(Halt::Broken)?;
         if bits <= MAIN_WORDS * 64 {
             let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
-            let part = Table::part_of(&key);
+            let h = hash_words(&key);
+            let part = Table::<MAIN_WORDS>::part_of(h);
             if self.main.needs_growth(part) {
                 self.grow_check(self.main.grown_bytes(part))?;
                 let old = self.main.grow(part);
                 remap(&mut self.tarjan, false, &self.main, part, &old);
             }
-            let (slot, new) = self.main.insert(&key);
+            let (slot, new) = self.main.insert(&key, h);
             Ok(Entered {
                 long: false,
                 slot,
@@ -1870,13 +1874,14 @@ impl<'a> Search<'a> {
                 return Err(Halt::Broken(Broken::KeyLength));
             }
             let key: [u64; LONG_WORDS] = words[..LONG_WORDS].try_into().expect("words");
-            let part = Table::part_of(&key);
+            let h = hash_words(&key);
+            let part = Table::<LONG_WORDS>::part_of(h);
             if self.long.needs_growth(part) {
                 self.grow_check(self.long.grown_bytes(part))?;
                 let old = self.long.grow(part);
                 remap(&mut self.tarjan, true, &self.long, part, &old);
             }
-            let (slot, new) = self.long.insert(&key);
+            let (slot, new) = self.long.insert(&key, h);
             Ok(Entered {
                 long: true,
                 slot,
@@ -1917,15 +1922,15 @@ impl<'a> Search<'a> {
         // Every earlier run's key first, each table's slot asked for as it is known, then
         // the lookups: their cache misses overlap (they were most of a refining run's time).
         for chunk in self.earlier.chunks_mut(PROOF_RUNS) {
-            let mut keys = [([0u64; LONG_WORDS + 1], 0usize); PROOF_RUNS];
+            let mut keys = [([0u64; LONG_WORDS + 1], 0usize, 0u64); PROOF_RUNS];
             for (level, key) in chunk.iter_mut().zip(&mut keys) {
-                *key = level.key(&self.a, words, bits).map_err(Halt::Broken)?;
-                level.prefetch(&key.0, key.1);
+                let (w, b) = level.key(&self.a, words, bits).map_err(Halt::Broken)?;
+                *key = (w, b, level.prefetch(&w, b));
             }
             if chunk
                 .iter()
                 .zip(&keys)
-                .any(|(level, (w, b))| level.holds(w, *b))
+                .any(|(level, (w, b, h))| level.holds(w, *b, *h))
             {
                 return Ok(true);
             }
@@ -2260,11 +2265,12 @@ pub(crate) mod tests {
         let mut t = Table::<2>::new();
         let key = |i: u64| [1 << 63 | i, i * 7];
         for i in 0..20_000 {
-            let part = Table::part_of(&key(i));
+            let h = hash_words(&key(i));
+            let part = Table::<2>::part_of(h);
             if t.needs_growth(part) {
                 t.grow(part);
             }
-            let (at, new) = t.insert(&key(i));
+            let (at, new) = t.insert(&key(i), h);
             assert!(new);
             *t.val(at) = if i % 5 == 0 { PROVED } else { i as u32 };
         }
@@ -2274,11 +2280,11 @@ pub(crate) mod tests {
             assert!(there, "key {i}");
             assert_eq!(*t.val(at), if i % 5 == 0 { PROVED } else { i as u32 });
         }
-        assert_eq!(t.len, 20_000);
+        assert_eq!(t.len(), 20_000);
         let before = t.bytes();
         let (kept, n) = t.proved_only();
         assert_eq!(n, 4_000);
-        assert_eq!(kept.len, 4_000);
+        assert_eq!(kept.len(), 4_000);
         assert!(kept.bytes() < before, "it saves room");
         assert!(!kept.has_values(), "every key it holds is proved");
         for i in 0..20_000 {
@@ -2286,8 +2292,9 @@ pub(crate) mod tests {
         }
         // Nothing proved: nothing kept.
         let mut t = Table::<2>::new();
-        t.grow(Table::part_of(&key(1)));
-        t.insert(&key(1));
+        let h = hash_words(&key(1));
+        t.grow(Table::<2>::part_of(h));
+        t.insert(&key(1), h);
         let (kept, n) = t.proved_only();
         assert_eq!((n, kept.bytes()), (0, 0));
     }
