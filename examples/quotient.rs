@@ -20,7 +20,10 @@
 //! them, as the schedule keeps one; the `kept` column counts them), `--proved` (each run
 //! skips the positions the deal's earlier runs proved lost, `quotient::search_proved`; the
 //! `pruned` and `closed` columns count what it skipped and what it proved; `dropped` says
-//! whether a run freed those proofs for room it needed). The `concrete`
+//! whether a run freed those proofs for room it needed), `--why` (print to stderr where each
+//! false line went wrong: its wrong cards and their distance from the line's end), `--probe N`
+//! (solve, within `N` nodes, the real position a false line reaches before its first wrong
+//! branch; a win there is a win of the deal, replayed). The `concrete`
 //! column says whether a branch win's line wins on the deal itself (its length), as it always
 //! does with `-k 13`, where nothing branches.
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
@@ -29,7 +32,8 @@ use castle::deal::Numbering;
 use castle::formats::{read_deal, ReadOptions};
 use castle::rules::SequenceMoves;
 use castle::solver::quotient::{
-    concrete_line, search, search_proved, wrong_branches, Proved, QuotientOptions, QuotientVerdict,
+    concrete_line, concrete_prefix, search, search_proved, wrong_branch_places, wrong_branches,
+    Proved, QuotientOptions, QuotientVerdict,
 };
 use castle::{Deal, Limits, Solver, Variant, Verdict};
 use std::sync::atomic::AtomicBool;
@@ -72,6 +76,9 @@ fn main() {
     let mut refine = 0u32;
     let mut proved_on = false;
     let mut step = usize::MAX;
+    let mut why = false;
+    let mut tail_moves = 0usize;
+    let mut probe = 0u64;
     let mut it = args.iter();
     let bad = |what: &str| -> ! {
         eprintln!("quotient example: {what} (see the header of examples/quotient.rs)");
@@ -120,6 +127,9 @@ fn main() {
             "--lost-only" => lost_only = true,
             "--refine-step" => step = val().parse().unwrap_or_else(|_| bad("--refine-step")),
             "--proved" => proved_on = true,
+            "--why" => why = true,
+            "--probe" => probe = val().parse().unwrap_or_else(|_| bad("--probe")),
+            "--tail" => tail_moves = val().parse().unwrap_or_else(|_| bad("--tail")),
             "--refine" => refine = val().parse().unwrap_or_else(|_| bad("--refine")),
             "--plain" => opts.dealt = false,
             "--repeat" => opts.no_repeat = false,
@@ -224,16 +234,84 @@ fn main() {
                 }
                 _ => "-".to_string(),
             };
+            if why && r.verdict == QuotientVerdict::BranchWin {
+                // Where the false line went wrong: each wrong card's distance from the line's
+                // end, and how many tableau moves follow the first wrong branch.
+                let places = wrong_branch_places(deal, &r.line);
+                let tail = places.first().map_or(0, |&(i, _)| {
+                    r.line[i..].iter().filter(|m| m.to.is_some()).count()
+                });
+                let from_end: Vec<String> = places
+                    .iter()
+                    .map(|&(i, c)| format!("{}@{}", c, r.line.len() - i))
+                    .collect();
+                eprintln!(
+                    "{name} run {}: line {} moves, {} wrong (card@moves-from-end): {}; tableau moves after the first: {tail}",
+                    kept.count_ones(),
+                    r.line.len(),
+                    places.len(),
+                    from_end.join(" ")
+                );
+            }
+            if probe > 0
+                && r.verdict == QuotientVerdict::BranchWin
+                && concrete_line(deal, &r.line).is_none()
+            {
+                // `--probe N`: the real position just before the false line's first wrong
+                // branch, solved exactly within `N` nodes.
+                let (prefix, at) = concrete_prefix(deal, &r.line);
+                let solver = Solver {
+                    limits: Limits {
+                        max_nodes: Some(probe),
+                        ..Limits::default()
+                    },
+                    ..Solver::default()
+                };
+                let t = std::time::Instant::now();
+                match solver.solve(&at) {
+                    Ok(o) => {
+                        let mut whole = prefix.clone();
+                        whole.extend_from_slice(&o.moves);
+                        let replays = o.verdict == Verdict::Solvable
+                            && castle::check::check_win(deal, &castle::check::steps_of(&whole))
+                                .is_ok();
+                        eprintln!(
+                            "{name} run {}: probe after {} moves, {} cards home: {} ({} nodes, {} states, {:.1} s){}",
+                            kept.count_ones(),
+                            prefix.len(),
+                            at.cards_home(),
+                            o.verdict,
+                            o.nodes,
+                            o.states,
+                            t.elapsed().as_secs_f64(),
+                            if replays { format!(", a win of the deal in {} moves that replays", whole.len()) } else { String::new() }
+                        );
+                        if replays {
+                            kept = u64::MAX;
+                        }
+                    }
+                    Err(e) => eprintln!("{name}: probe failed: {e}"),
+                }
+            }
             let shown = kept.count_ones();
             // The next round keeps the cards this branch win got wrong, if any are new.
             let wrong = match r.verdict {
                 QuotientVerdict::BranchWin if concrete_line(deal, &r.line).is_some() => 0,
-                QuotientVerdict::BranchWin => wrong_branches(deal, &r.line)
-                    .iter()
-                    .map(|&c| 1u64 << c)
-                    .filter(|b| b & kept == 0)
-                    .take(step)
-                    .fold(0, |m, b| m | b),
+                QuotientVerdict::BranchWin => {
+                    let first = wrong_branches(deal, &r.line)
+                        .iter()
+                        .map(|&c| 1u64 << c)
+                        .filter(|b| b & kept == 0)
+                        .take(step)
+                        .fold(0, |m, b| m | b);
+                    // `--tail N`: also every wrong card of the line's last `N` moves.
+                    let tail = wrong_branch_places(deal, &r.line)
+                        .iter()
+                        .filter(|&&(i, _)| r.line.len() - i <= tail_moves)
+                        .fold(0, |m, &(_, c)| m | 1u64 << c)
+                        & !kept;
+                    first | tail
+                }
                 _ => 0,
             };
             kept = if wrong == 0 { u64::MAX } else { kept | wrong };

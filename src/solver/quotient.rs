@@ -649,22 +649,48 @@ impl Collector {
 /// `None`. Played on the checker's board, so a line returned is a checked win (the solver
 /// replays it once more before returning it, as every win).
 pub fn concrete_line(deal: &Deal, line: &[AbstractMove]) -> Option<Vec<Move>> {
+    let (out, board) = play_prefix(deal, line);
+    (out.len() == line.len() && board.cards_out() == 0).then_some(out)
+}
+
+/// The longest prefix of a branch win's `line` that is legal on `deal`, and the position it
+/// reaches there, as a deal to solve: a real position of the game, reached by the moves
+/// returned (checked on the checker's board). A false line's prefix ends just before its
+/// first wrong branch.
+pub fn concrete_prefix(deal: &Deal, line: &[AbstractMove]) -> (Vec<Move>, Deal) {
+    let (out, board) = play_prefix(deal, line);
+    (out, board.to_deal())
+}
+
+fn play_prefix(deal: &Deal, line: &[AbstractMove]) -> (Vec<Move>, Board) {
     let mut board = Board::new(deal);
     let mut out = Vec::with_capacity(line.len());
     for m in line {
-        let pile = board.tableau.get(usize::from(m.from))?;
-        let card = *pile.get(pile.len().checked_sub(usize::from(m.count))?)?;
+        let Some(pile) = board.tableau.get(usize::from(m.from)) else {
+            break;
+        };
+        let Some(&card) = pile
+            .len()
+            .checked_sub(usize::from(m.count))
+            .and_then(|i| pile.get(i))
+        else {
+            break;
+        };
         let mv = Move {
             card,
             from: m.from,
             to: m.to.unwrap_or(FOUNDATION),
             count: m.count,
         };
-        let step = steps_of(&[mv]).pop()?;
-        board.play(&step).ok()?;
+        let Some(step) = steps_of(&[mv]).pop() else {
+            break;
+        };
+        if board.play(&step).is_err() {
+            break;
+        }
         out.push(mv);
     }
-    (board.cards_out() == 0).then_some(out)
+    (out, board)
 }
 
 /// The cards a branch win's `line` sent home under a suit they do not have on `deal`, in
@@ -678,9 +704,18 @@ pub fn concrete_line(deal: &Deal, line: &[AbstractMove]) -> Option<Vec<Move>> {
 /// legal on the deal whatever the suits, and a foundation move takes the pile's top card,
 /// whose rank is the abstraction's; only the suit can differ.
 pub fn wrong_branches(deal: &Deal, line: &[AbstractMove]) -> Vec<u8> {
+    wrong_branch_places(deal, line)
+        .into_iter()
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// [`wrong_branches`] with the index in `line` of each foundation move that got its card
+/// wrong.
+pub fn wrong_branch_places(deal: &Deal, line: &[AbstractMove]) -> Vec<(usize, u8)> {
     let mut piles: Vec<Vec<crate::card::Card>> = deal.tableau.clone();
     let mut wrong = Vec::new();
-    for m in line {
+    for (i, m) in line.iter().enumerate() {
         let Some(from) = piles.get_mut(usize::from(m.from)) else {
             break;
         };
@@ -697,7 +732,7 @@ pub fn wrong_branches(deal: &Deal, line: &[AbstractMove]) -> Vec<u8> {
             (None, Some(suit)) => {
                 let card = moved[0];
                 if card.suit_index() != usize::from(suit) {
-                    wrong.push(card.rank() * 4 + suit);
+                    wrong.push((i, card.rank() * 4 + suit));
                 }
             }
             (None, None) => break,

@@ -1061,6 +1061,73 @@ pub(super) struct QuotientSchedule {
     proved: quotient::Proved,
     /// Bytes of the table's budget lent to `proved` between runs ([`quotient_step`]).
     lent: usize,
+    /// Most nodes of the exact search from a false line's last real position
+    /// ([`solve_prefix`]; 0: none).
+    prefix_nodes: u64,
+}
+
+/// Most nodes of the exact search from the real position a false branch win reaches before
+/// its first wrong branch ([`solve_prefix`]); each such search gets the nodes of the run
+/// that found the line, at least [`PREFIX_MIN_NODES`], at most this. On the four
+/// streets-and-alleys deals the tables had left `unknown` after every other phase had spent
+/// hours on them (castle's 73106, 73630 and 99776, PySolFC's 20372), the first or second
+/// false line's position was won within 97,391 nodes, and the rest of the ones met before
+/// those were lost within 311 (`cargo run --release --example quotient -- --variant sa
+/// --seed N -k 2 --refine 30 --refine-step 1 --proved --repeat --probe 2000000`).
+pub const PREFIX_NODES: u64 = 1_000_000;
+
+/// Least nodes of the search from a false line's last real position (see [`PREFIX_NODES`]).
+pub const PREFIX_MIN_NODES: u64 = 20_000;
+
+/// Room the search from a false line's last real position may hold, at most (and at most
+/// a quarter of the run's own): a million nodes store a few hundred thousand positions.
+const PREFIX_MAX_BYTES: usize = 64 << 20;
+
+/// The exact search from the real position a false branch `line` reaches before its first
+/// wrong branch ([`quotient::concrete_prefix`]): the line's moves up to there are legal on
+/// the deal, so the position is one the deal reaches, and a win from it, after them, is a
+/// win of the deal. Why it pays: a false line is a depth-first search's path of thousands
+/// to millions of moves, most of them legal on the deal, ending where the abstraction saw
+/// every card go home; the real position there often has most of the work done, and the
+/// abstraction lost the win only in its last few foundation moves (see "Refining by the cards
+/// a branch got wrong" in the quotient's docs). It only reports a win (checked by the
+/// nested solve and again by this solve's checker), so it cannot change a verdict; a lost or
+/// undecided position there proves nothing, and the refinement goes on. Returns the win, if
+/// any, and the nodes spent. The nested solve has no quotient (no recursion) and no
+/// shortening (this solve shortens the whole line).
+fn solve_prefix(
+    deal: &Deal,
+    line: &[quotient::AbstractMove],
+    nodes: u64,
+    bytes: usize,
+    max_seconds: Option<f64>,
+) -> (Option<Vec<Move>>, u64) {
+    let (mut prefix, at) = quotient::concrete_prefix(deal, line);
+    if prefix.is_empty() {
+        // The deal itself: the schedule is searching it already.
+        return (None, 0);
+    }
+    let solver = Solver {
+        limits: super::Limits {
+            max_nodes: Some(nodes),
+            max_seconds,
+            memory_bytes: (bytes / 4).min(PREFIX_MAX_BYTES),
+        },
+        quotient: false,
+        shorten: false,
+        threads: 1,
+        ..Solver::default()
+    };
+    match solver.solve(&at) {
+        Ok(out) if out.verdict == super::Verdict::Solvable => {
+            prefix.extend_from_slice(&out.moves);
+            (Some(prefix), out.nodes)
+        }
+        Ok(out) => (None, out.nodes),
+        // A position the game reached is a valid deal; an error here would be the nested
+        // solve's own, and the refinement goes on without it.
+        Err(_) => (None, 0),
+    }
 }
 
 /// What a run of the quotient phase decided.
@@ -1094,6 +1161,7 @@ impl QuotientSchedule {
             others: 0,
             proved: quotient::Proved::new(),
             lent: 0,
+            prefix_nodes: PREFIX_NODES,
         }
     }
 
@@ -1190,6 +1258,20 @@ impl QuotientSchedule {
                     // branch it took was the real card).
                     if let Some(line) = quotient::concrete_line(deal, &r.line) {
                         return QuotientStep::Won { line };
+                    }
+                    if self.prefix_nodes > 0 {
+                        let (line, used) = solve_prefix(
+                            deal,
+                            &r.line,
+                            self.prefix_nodes.min(r.nodes.max(PREFIX_MIN_NODES)),
+                            bytes,
+                            max_seconds,
+                        );
+                        *done = done.saturating_add(used);
+                        self.credit -= used.min(self.credit);
+                        if let Some(line) = line {
+                            return QuotientStep::Won { line };
+                        }
                     }
                     // Otherwise the next run keeps the first card the line's branches got
                     // wrong, at the same window (see "Refining by the cards a branch got
@@ -1434,6 +1516,82 @@ mod tests {
     use crate::check::{check_win, steps_of};
     use crate::deal::Deal;
     use crate::rules::Variant;
+
+    /// The quotient's refining loop on `deal` with the search from false lines' real
+    /// positions given `prefix_nodes` (0: off), until a verdict, a first false line
+    /// (`first_false`), or `max_nodes` nodes spent.
+    fn refine(
+        deal: &Deal,
+        prefix_nodes: u64,
+        first_false: bool,
+        max_nodes: u64,
+    ) -> (QuotientStep, QuotientSchedule) {
+        let mut q = QuotientSchedule::new();
+        q.prefix_nodes = prefix_nodes;
+        let mut done = 0u64;
+        loop {
+            q.credit = q.budget;
+            let step = q.run(deal, &mut done, None, 1 << 30, Clock::default(), false);
+            if !matches!(step, QuotientStep::Continue)
+                || q.off
+                || (first_false && q.kept != 0)
+                || done > max_nodes
+            {
+                return (step, q);
+            }
+        }
+    }
+
+    /// sa 99776 (a deal every other phase left `unknown` for hours): the quotient's first
+    /// false line reaches, before its first wrong branch, a real position the exact search
+    /// wins at once, and the deal is won by the line up to there and that win (replayed by
+    /// the checker). Without that search the same run only refines.
+    #[test]
+    fn a_false_lines_real_position_is_searched_for_a_win() {
+        let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 99776);
+        match refine(&deal, super::PREFIX_NODES, true, u64::MAX).0 {
+            QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
+            _ => panic!("no win from the first false line's position"),
+        }
+        let (step, q) = refine(&deal, 0, true, u64::MAX);
+        assert!(matches!(step, QuotientStep::Continue), "decided without it");
+        assert_ne!(q.kept, 0, "no false line met");
+    }
+
+    /// The search from false lines' real positions only adds wins: the refining loop on
+    /// bc and sa deals, with it and without, gives the same verdict wherever both decide
+    /// (every win replays, every loss is the quotient's proof), and with it no deal that the
+    /// loop without it decides is left undecided.
+    #[test]
+    fn the_search_from_false_lines_keeps_the_verdicts() {
+        let (mut both, mut won_by_it) = (0, 0);
+        for variant in [Variant::BeleagueredCastle, Variant::StreetsAndAlleys] {
+            for seed in 1..=24 {
+                let deal = Deal::from_seed(variant.rules(), seed);
+                let verdict = |step: &QuotientStep| match step {
+                    QuotientStep::Won { line } => {
+                        check_win(&deal, &steps_of(line)).unwrap();
+                        Some(true)
+                    }
+                    QuotientStep::Lost { .. } => Some(false),
+                    _ => None,
+                };
+                let on = verdict(&refine(&deal, super::PREFIX_NODES, false, 3_000_000).0);
+                let off = verdict(&refine(&deal, 0, false, 3_000_000).0);
+                match (on, off) {
+                    (Some(a), Some(b)) => {
+                        assert_eq!(a, b, "{variant} {seed}");
+                        both += 1;
+                    }
+                    (Some(true), None) => won_by_it += 1,
+                    (None, Some(_)) => panic!("{variant} {seed}: undecided with it"),
+                    _ => {}
+                }
+            }
+        }
+        assert!(both >= 24, "only {both} deals decided both ways");
+        eprintln!("{both} decided both ways, {won_by_it} won only with it");
+    }
 
     /// The quotient on a thread of its own runs the same refining runs as in the schedule,
     /// with no share to earn: it wins bc 13 after keeping cards (the line replays) and raises
