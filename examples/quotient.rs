@@ -23,7 +23,8 @@
 //! whether a run freed those proofs for room it needed), `--why` (print to stderr where each
 //! false line went wrong: its wrong cards and their distance from the line's end), `--probe N`
 //! (solve, within `N` nodes, the real position a false line reaches before its first wrong
-//! branch; a win there is a win of the deal, replayed). The `concrete`
+//! branch; a win there is a win of the deal, replayed), `--tail N` (with `--refine`: also
+//! keep every wrong card of a false line's last `N` moves). The `concrete`
 //! column says whether a branch win's line wins on the deal itself (its length), as it always
 //! does with `-k 13`, where nothing branches.
 //! Peak resident memory (`VmHWM`) is the process's so far: run one big deal per process.
@@ -253,6 +254,7 @@ fn main() {
                     from_end.join(" ")
                 );
             }
+            let shown = kept.count_ones();
             if probe > 0
                 && r.verdict == QuotientVerdict::BranchWin
                 && concrete_line(deal, &r.line).is_none()
@@ -276,8 +278,7 @@ fn main() {
                             && castle::check::check_win(deal, &castle::check::steps_of(&whole))
                                 .is_ok();
                         eprintln!(
-                            "{name} run {}: probe after {} moves, {} cards home: {} ({} nodes, {} states, {:.1} s){}",
-                            kept.count_ones(),
+                            "{name} run {shown}: probe after {} moves, {} cards home: {} ({} nodes, {} states, {:.1} s){}",
                             prefix.len(),
                             at.cards_home(),
                             o.verdict,
@@ -293,7 +294,6 @@ fn main() {
                     Err(e) => eprintln!("{name}: probe failed: {e}"),
                 }
             }
-            let shown = kept.count_ones();
             // The next round keeps the cards this branch win got wrong, if any are new.
             let wrong = match r.verdict {
                 QuotientVerdict::BranchWin if concrete_line(deal, &r.line).is_some() => 0,

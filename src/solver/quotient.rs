@@ -145,6 +145,10 @@
 //! So a `Lost` with any `K` is a proof; keeping a card a branch got wrong removes every
 //! abstract line through that branch, so the next run cannot return the same line.
 //!
+//! A false line is still worth something: its moves up to its first wrong branch are legal
+//! on the deal ([`concrete_prefix`] plays them), so they reach a real position, from which
+//! the schedule's exact search may find a win of the deal (`schedule::solve_prefix`).
+//!
 //! # Proofs that outlive a run ([`search_proved`])
 //! A refining run searches again, with one more card kept, what the run before it searched,
 //! and the runs grow with the kept cards (sa 20967: 0.69 M positions with none kept, 66 M with

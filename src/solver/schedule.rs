@@ -1080,8 +1080,12 @@ pub const PREFIX_NODES: u64 = 1_000_000;
 pub const PREFIX_MIN_NODES: u64 = 20_000;
 
 /// Room the search from a false line's last real position may hold, at most (and at most
-/// a quarter of the run's own): a million nodes store a few hundred thousand positions.
+/// half of what the quotient's runs may hold, less the proofs kept between them): a million
+/// nodes store a few hundred thousand positions.
 const PREFIX_MAX_BYTES: usize = 64 << 20;
+
+/// Below this room the search from a false line's position is not run.
+const PREFIX_MIN_BYTES: usize = 1 << 20;
 
 /// The exact search from the real position a false branch `line` reaches before its first
 /// wrong branch ([`quotient::concrete_prefix`]): the line's moves up to there are legal on
@@ -1102,16 +1106,17 @@ fn solve_prefix(
     bytes: usize,
     max_seconds: Option<f64>,
 ) -> (Option<Vec<Move>>, u64) {
+    let room = (bytes / 2).min(PREFIX_MAX_BYTES);
     let (mut prefix, at) = quotient::concrete_prefix(deal, line);
-    if prefix.is_empty() {
-        // The deal itself: the schedule is searching it already.
+    if prefix.is_empty() || room < PREFIX_MIN_BYTES {
+        // The deal itself (the schedule is searching it already), or no room.
         return (None, 0);
     }
     let solver = Solver {
         limits: super::Limits {
             max_nodes: Some(nodes),
             max_seconds,
-            memory_bytes: (bytes / 4).min(PREFIX_MAX_BYTES),
+            memory_bytes: room,
         },
         quotient: false,
         shorten: false,
@@ -1264,7 +1269,8 @@ impl QuotientSchedule {
                             deal,
                             &r.line,
                             self.prefix_nodes.min(r.nodes.max(PREFIX_MIN_NODES)),
-                            bytes,
+                            // The run's tables are gone; the proofs it kept stay.
+                            bytes.saturating_sub(self.proved.bytes()),
                             max_seconds,
                         );
                         *done = done.saturating_add(used);
