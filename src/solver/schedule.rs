@@ -147,7 +147,8 @@ impl Solver {
         // The quotient phase: its first run now, the later ones as the attempts earn them
         // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
         let reserved = caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
-        let mut quotient = (self.quotient && self.restarts).then(QuotientSchedule::new);
+        let mut quotient =
+            (self.quotient && self.restarts).then(|| QuotientSchedule::new(deal.rules.variant));
         if let Some(out) =
             quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
         {
@@ -362,7 +363,7 @@ fn quotient_alone(
     clock: Clock<'_>,
     branched: &AtomicBool,
 ) -> (QuotientStep, u64) {
-    let mut q = QuotientSchedule::new();
+    let mut q = QuotientSchedule::new(deal.rules.variant);
     let mut done = 0u64;
     loop {
         // Credit for exactly the next run, so that the flag goes up after the run that meets
@@ -958,6 +959,31 @@ fn quotient_step<const W: usize>(
 /// shares of this build: no better).
 pub const QUOTIENT_FIRST_NODES: u64 = 50_000;
 
+/// The quotient's first run in streets-and-alleys (see [`quotient_first_nodes`]).
+pub const QUOTIENT_FIRST_NODES_SA: u64 = 300_000;
+
+/// Node budget of the quotient's first run: [`QUOTIENT_FIRST_NODES`], but
+/// [`QUOTIENT_FIRST_NODES_SA`] in streets-and-alleys. There the quotient's first false line
+/// is often far from the start (sa 99776's first run stores 1.2 M positions) and its last
+/// real position is often won ([`solve_prefix`]): the deals of the tail that phase `quotient`
+/// wins spend most of their nodes in the portfolio before the quotient has earned the runs
+/// that reach it (sa 100921: 2.8 M portfolio nodes of 3.6 M, the quotient's 0.46 M). Measured
+/// with a build reading the budget from the environment, the same verdicts in every run:
+/// the sa throughput sample (`castle bench --throughput -v sa`, deals 100,001..102,000) 81.0 M
+/// nodes and 91.2 CPU s with 50,000, 62.9 M and 75.8 s with 300,000, 59.0 M and 76.7 s with a
+/// million, 61.8 M and 84.1 s with two million; a second sample (`castle batch -v sa --seeds
+/// 200001..202000 -j 2 -q`, the rows' `cpu_ms`) 81.1 M and 100.0 s with 50,000, 63.4 M and
+/// 78.9 s with 300,000, 59.9 M and 85.9 s with a million. beleaguered-castle's sample went the
+/// other way with a million (135.9 M -> 102.2 M nodes but 177.6 -> 197.2 CPU s: its quotient
+/// nodes cost more than the portfolio's), so the other variants keep 50,000. The budget
+/// only moves when the quotient runs, never what a run may conclude.
+const fn quotient_first_nodes(variant: Variant) -> u64 {
+    match variant {
+        Variant::StreetsAndAlleys => QUOTIENT_FIRST_NODES_SA,
+        _ => QUOTIENT_FIRST_NODES,
+    }
+}
+
 /// Once a run has met a branch win (the deal looks winnable: a won abstract position is
 /// reachable), the quotient earns `1 / QUOTIENT_SHARE` of the nodes every other phase
 /// (attempts, portfolio, probes) spends, and runs when it has earned its next budget; a run
@@ -1155,11 +1181,12 @@ pub(super) enum QuotientStep {
 
 impl QuotientSchedule {
     /// A schedule whose first run can start at once.
-    pub(super) fn new() -> Self {
+    pub(super) fn new(variant: Variant) -> Self {
+        let first = quotient_first_nodes(variant);
         QuotientSchedule {
             k: QUOTIENT_FIRST_K,
-            budget: QUOTIENT_FIRST_NODES,
-            credit: QUOTIENT_FIRST_NODES,
+            budget: first,
+            credit: first,
             off: false,
             branched: false,
             kept: 0,
@@ -1532,7 +1559,7 @@ mod tests {
         first_false: bool,
         max_nodes: u64,
     ) -> (QuotientStep, QuotientSchedule) {
-        let mut q = QuotientSchedule::new();
+        let mut q = QuotientSchedule::new(deal.rules.variant);
         q.prefix_nodes = prefix_nodes;
         let mut done = 0u64;
         loop {
@@ -1725,8 +1752,14 @@ mod tests {
         }
         deal.validate().unwrap();
         let mut done = 0;
-        match QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, Clock::default(), false)
-        {
+        match QuotientSchedule::new(deal.rules.variant).run(
+            &deal,
+            &mut done,
+            None,
+            1 << 28,
+            Clock::default(),
+            false,
+        ) {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win in the first run"),
         }
@@ -1746,14 +1779,28 @@ mod tests {
             deadline: None,
             stop: Some(&raised),
         };
-        let step = QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, up, false);
+        let step = QuotientSchedule::new(deal.rules.variant).run(
+            &deal,
+            &mut done,
+            None,
+            1 << 28,
+            up,
+            false,
+        );
         assert!(matches!(step, QuotientStep::Deadline));
         let lowered = AtomicBool::new(false);
         let down = Clock {
             deadline: None,
             stop: Some(&lowered),
         };
-        let step = QuotientSchedule::new().run(&deal, &mut done, None, 1 << 28, down, false);
+        let step = QuotientSchedule::new(deal.rules.variant).run(
+            &deal,
+            &mut done,
+            None,
+            1 << 28,
+            down,
+            false,
+        );
         assert!(!matches!(step, QuotientStep::Deadline));
     }
 
@@ -1767,7 +1814,7 @@ mod tests {
     #[test]
     fn false_branch_wins_keep_cards_until_a_line_wins_on_the_deal() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
-        let mut q = QuotientSchedule::new();
+        let mut q = QuotientSchedule::new(deal.rules.variant);
         q.credit = u64::MAX / 2;
         let mut done = 0;
         match q.run(&deal, &mut done, None, 1 << 28, Clock::default(), false) {
@@ -1788,7 +1835,7 @@ mod tests {
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
         let deal =
             crate::formats::read_deal(text, "hard-unsolvable.fcs", Default::default()).unwrap();
-        let mut q = QuotientSchedule::new();
+        let mut q = QuotientSchedule::new(deal.rules.variant);
         let (credit, budget) = (q.credit, q.budget);
         let mut done = 0;
         assert!(matches!(
