@@ -1291,11 +1291,16 @@ impl QuotientSchedule {
                     if let Some(line) = quotient::concrete_line(deal, &r.line) {
                         return QuotientStep::Won { line };
                     }
-                    if self.prefix_nodes > 0 {
+                    // Within the solve's node budget, like the run.
+                    let prefix_nodes = self
+                        .prefix_nodes
+                        .min(r.nodes.max(PREFIX_MIN_NODES))
+                        .min(nodes_left.map_or(u64::MAX, |l| l.saturating_sub(*done)));
+                    if prefix_nodes > 0 {
                         let (line, used) = solve_prefix(
                             deal,
                             &r.line,
-                            self.prefix_nodes.min(r.nodes.max(PREFIX_MIN_NODES)),
+                            prefix_nodes,
                             // The run's tables are gone; the proofs it kept stay.
                             bytes.saturating_sub(self.proved.bytes()),
                             max_seconds,
