@@ -598,14 +598,15 @@ fn run_search(
                 ) {
                     // Its proved positions alone (closed, or skipped as an earlier run's):
                     // the others can prove nothing.
-                    let (main, n) = std::mem::replace(&mut s.main, Table::new()).proved_only();
-                    let (long, m) = std::mem::replace(&mut s.long, Table::new()).proved_only();
-                    if n + m > 0 {
+                    let main = std::mem::replace(&mut s.main, Table::new()).proved_only();
+                    let long = std::mem::replace(&mut s.long, Table::new()).proved_only();
+                    let proofs = main.len() + long.len();
+                    if proofs > 0 {
                         p.runs.push(Level {
                             k: s.a.k,
                             dealt: s.a.dealt,
                             kept: s.a.kept,
-                            proofs: n + m,
+                            proofs,
                             codes: Codes::new(),
                             main,
                             long,
@@ -1359,6 +1360,8 @@ const PART_BITS: u32 = 3;
 const PARTS: usize = 1 << PART_BITS;
 /// A [`Table`]'s slot is its part's number shifted by `SLOT_BITS`, plus the place in the part.
 const SLOT_BITS: u32 = 56;
+/// The place in the part, of a [`Table`]'s slot.
+const SLOT_PLACE: usize = (1 << SLOT_BITS) - 1;
 /// Slots of a part's first array: the parts of a table start as one array of 4,096 did, the
 /// size of most of a deal's short runs.
 const PART_FIRST: usize = (1 << 12) / PARTS;
@@ -1544,7 +1547,7 @@ impl<const W: usize> Table<W> {
         let (slot, there) = self.find_hashed(key, h);
         if !there {
             let p = &mut self.parts[slot >> SLOT_BITS];
-            p.slots[slot & ((1 << SLOT_BITS) - 1)] = *key;
+            p.slots[slot & SLOT_PLACE] = *key;
             p.len += 1;
         }
         (slot, !there)
@@ -1553,19 +1556,16 @@ impl<const W: usize> Table<W> {
     /// The value at `slot` (a slot [`Table::find`] or [`Table::insert`] gave).
     #[inline]
     fn val(&mut self, slot: usize) -> &mut u32 {
-        &mut self.parts[slot >> SLOT_BITS].vals[slot & ((1 << SLOT_BITS) - 1)]
+        &mut self.parts[slot >> SLOT_BITS].vals[slot & SLOT_PLACE]
     }
 
     /// The table of this one's proved keys alone (see [`PROVED`]), each part sized for them
     /// as [`Table::needs_growth`] would grow it, without values (every key it holds is proved:
-    /// [`Table::find`] answers), and how many keys it holds. While a part is built both its
-    /// arrays are held.
-    fn proved_only(self) -> (Self, usize) {
-        let t = Table {
+    /// [`Table::find`] answers). While a part is built both its arrays are held.
+    fn proved_only(self) -> Self {
+        Table {
             parts: self.parts.into_iter().map(Part::proved_only).collect(),
-        };
-        let n = t.len();
-        (t, n)
+        }
     }
 
     /// True if no part holds values (see [`Table::proved_only`]).
@@ -1605,12 +1605,11 @@ fn remap<const W: usize>(
     part: usize,
     old: &[[u64; W]],
 ) {
-    let place = (1 << SLOT_BITS) - 1;
     for at in stack
         .iter_mut()
         .filter(|at| (**at & 1 == 1) == long && (**at >> 1) as usize >> SLOT_BITS == part)
     {
-        let (slot, there) = table.find(&old[(*at >> 1) as usize & place]);
+        let (slot, there) = table.find(&old[(*at >> 1) as usize & SLOT_PLACE]);
         debug_assert!(there);
         *at = open_at(long, slot);
     }
@@ -1720,18 +1719,17 @@ impl Level {
     /// key's hash there, for [`Level::holds`].
     #[inline]
     fn prefetch(&self, words: &[u64; LONG_WORDS + 1], bits: usize) -> u64 {
-        let width = if bits <= MAIN_WORDS * 64 {
-            MAIN_WORDS
-        } else {
-            LONG_WORDS
-        };
-        let h = hash_words(&words[..width]);
         if bits <= MAIN_WORDS * 64 {
+            let h = hash_words(&words[..MAIN_WORDS]);
             self.main.prefetch(h);
-        } else if bits <= LONG_WORDS * 64 {
-            self.long.prefetch(h);
+            h
+        } else {
+            let h = hash_words(&words[..LONG_WORDS]);
+            if bits <= LONG_WORDS * 64 {
+                self.long.prefetch(h);
+            }
+            h
         }
-        h
     }
 
     /// True if this run proved lost the position of key `words` (of `bits` bits and hash `h`,
@@ -1891,44 +1889,45 @@ impl<'a> Search<'a> {
     #[inline]
     fn enter(&mut self) -> Result<Entered, Halt> {
         let (words, bits) = self.key().map_err(Halt::Broken)?;
-        if bits <= MAIN_WORDS * 64 {
-            let key: [u64; MAIN_WORDS] = words[..MAIN_WORDS].try_into().expect("words");
-            let h = hash_words(&key);
-            let part = Table::<MAIN_WORDS>::part_of(h);
-            if self.main.needs_growth(part) {
-                self.grow_check(self.main.grown_bytes(part))?;
-                let old = self.main.grow(part);
-                remap(&mut self.tarjan, false, &self.main, part, &old);
-            }
-            let (slot, new) = self.main.insert(&key, h);
-            Ok(Entered {
-                long: false,
-                slot,
-                new,
-                words,
-                bits,
-            })
+        let long = bits > MAIN_WORDS * 64;
+        let (slot, new) = if !long {
+            self.store(|s| &mut s.main, false, &words)?
+        } else if bits <= LONG_WORDS * 64 {
+            self.store(|s| &mut s.long, true, &words)?
         } else {
-            if bits > LONG_WORDS * 64 {
-                return Err(Halt::Broken(Broken::KeyLength));
-            }
-            let key: [u64; LONG_WORDS] = words[..LONG_WORDS].try_into().expect("words");
-            let h = hash_words(&key);
-            let part = Table::<LONG_WORDS>::part_of(h);
-            if self.long.needs_growth(part) {
-                self.grow_check(self.long.grown_bytes(part))?;
-                let old = self.long.grow(part);
-                remap(&mut self.tarjan, true, &self.long, part, &old);
-            }
-            let (slot, new) = self.long.insert(&key, h);
-            Ok(Entered {
-                long: true,
-                slot,
-                new,
-                words,
-                bits,
-            })
+            return Err(Halt::Broken(Broken::KeyLength));
+        };
+        Ok(Entered {
+            long,
+            slot,
+            new,
+            words,
+            bits,
+        })
+    }
+
+    /// Inserts the first `W` of `words` in the table `table` picks (`long`: the long one),
+    /// growing the key's part first if it needs it (within the budget, moving Tarjan's
+    /// entries of that part to their new slots); the slot, and true if the key is new.
+    #[inline]
+    fn store<const W: usize>(
+        &mut self,
+        table: impl Fn(&mut Self) -> &mut Table<W>,
+        long: bool,
+        words: &[u64; LONG_WORDS + 1],
+    ) -> Result<(usize, bool), Halt> {
+        let key: [u64; W] = words[..W].try_into().expect("words");
+        let h = hash_words(&key);
+        let part = Table::<W>::part_of(h);
+        if table(self).needs_growth(part) {
+            let grown = table(self).grown_bytes(part);
+            self.grow_check(grown)?;
+            let old = table(self).grow(part);
+            let mut tarjan = std::mem::take(&mut self.tarjan);
+            remap(&mut tarjan, long, table(self), part, &old);
+            self.tarjan = tarjan;
         }
+        Ok(table(self).insert(&key, h))
     }
 
     #[inline]
@@ -2321,8 +2320,7 @@ pub(crate) mod tests {
         }
         assert_eq!(t.len(), 20_000);
         let before = t.bytes();
-        let (kept, n) = t.proved_only();
-        assert_eq!(n, 4_000);
+        let kept = t.proved_only();
         assert_eq!(kept.len(), 4_000);
         assert!(kept.bytes() < before, "it saves room");
         assert!(!kept.has_values(), "every key it holds is proved");
@@ -2334,8 +2332,8 @@ pub(crate) mod tests {
         let h = hash_words(&key(1));
         t.grow(Table::<2>::part_of(h));
         t.insert(&key(1), h);
-        let (kept, n) = t.proved_only();
-        assert_eq!((n, kept.bytes()), (0, 0));
+        let kept = t.proved_only();
+        assert_eq!((kept.len(), kept.bytes()), (0, 0));
     }
 
     /// The store keeps the oldest run, the newest and, of the others, those that proved the
