@@ -967,8 +967,9 @@ pub const QUOTIENT_FIRST_NODES_SA: u64 = 300_000;
 /// is often far from the start (sa 99776's first run stores 1.2 M positions) and its last
 /// real position is often won ([`solve_prefix`]): the deals of the tail that phase `quotient`
 /// wins spend most of their nodes in the portfolio before the quotient has earned the runs
-/// that reach it (sa 100921: 2.8 M portfolio nodes of 3.6 M, the quotient's 0.46 M). Measured
-/// with a build reading the budget from the environment, the same verdicts in every run:
+/// that reach it (sa 100921: 2.8 M portfolio nodes of 3.6 M, the quotient's 0.46 M).
+/// Measured with a build reading the budget from the environment, the same won and lost
+/// counts in every run:
 /// the sa throughput sample (`castle bench --throughput -v sa`, deals 100,001..102,000) 81.0 M
 /// nodes and 91.2 CPU s with 50,000, 62.9 M and 75.8 s with 300,000, 59.0 M and 76.7 s with a
 /// million, 61.8 M and 84.1 s with two million; a second sample (`castle batch -v sa --seeds
