@@ -76,6 +76,11 @@ pub struct Row {
     /// written before the column existed.
     #[serde(default)]
     pub pass: Option<u8>,
+    /// For a lost deal of a batch that certifies its losses (`--certify`, `--certificates`):
+    /// whether its certificate was built and passed the independent checker before the row
+    /// was written; empty otherwise, and in files written before the column existed.
+    #[serde(default)]
+    pub certified: Option<bool>,
 }
 
 fn castle_numbering() -> String {
@@ -84,6 +89,11 @@ fn castle_numbering() -> String {
 
 /// The CSV header line (the field names of [`Row`], in order).
 pub const HEADER: &str =
+    "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit,numbering,phase,cpu_ms,pass,certified";
+
+/// The header of batch files written before the `certified` column (still read; a resume
+/// rewrites such a file once with the current header).
+pub const HEADER_V3: &str =
     "seed,variant,start_rank,foundation_return,sequence_moves,verdict,moves,nodes,states,ms,score,limit,numbering,phase,cpu_ms,pass";
 
 /// The header of batch files written before the `phase`, `cpu_ms` and `pass` columns (still read; a
@@ -121,6 +131,7 @@ impl Row {
             phase: out.phase.map(|p| p.name().to_string()).unwrap_or_default(),
             cpu_ms: Some((out.cpu_seconds * 1000.0).round() as u64),
             pass: None,
+            certified: None,
         }
     }
 
@@ -336,7 +347,7 @@ pub(crate) fn rows_from(reader: impl std::io::Read, origin: &str) -> Result<Vec<
         .iter()
         .collect::<Vec<_>>()
         .join(",");
-    if header != HEADER && header != HEADER_V2 && header != HEADER_V1 {
+    if ![HEADER, HEADER_V3, HEADER_V2, HEADER_V1].contains(&header.as_str()) {
         return Err(InputError::new(
             InputKind::Report,
             format!(
@@ -514,7 +525,7 @@ pub fn open_for_append(
     }
     let first = text.lines().next().unwrap_or("");
     let first = first.strip_prefix(crate::text::BOM).unwrap_or(first);
-    if first == HEADER_V1 || first == HEADER_V2 {
+    if [HEADER_V1, HEADER_V2, HEADER_V3].contains(&first) {
         // An older file: rewrite it with the current header (a new file renamed over the
         // old one, so an interruption leaves one or the other whole).
         let mut body = format!("{HEADER}\n");
@@ -801,27 +812,29 @@ pub enum RowFormat {
     Jsonl,
 }
 
-/// What became of a lost deal's certificate under `castle batch --certificates DIR`.
+/// What became of a lost deal's certificate under `castle batch --certify` (or
+/// `--certificates DIR`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CertNote {
-    /// Written (and checked).
-    Written {
+    /// Built and checked by the independent checker (and written, with a directory).
+    Certified {
         /// Members.
         positions: u64,
-        /// Bytes of the file.
-        bytes: u64,
+        /// Bytes of the file written (`None` when no directory was given: the certificate
+        /// was checked and dropped).
+        bytes: Option<u64>,
     },
     /// Not built: a budget of the certificate pass ran out (the message says which).
     Failed(String),
 }
 
-/// Builds, checks and writes the certificate of the lost `deal` into `dir` (see
-/// [`crate::solver::certify::file_name`]) with at most `max_bytes` of memory.
+/// Builds and checks the certificate of the lost `deal` with at most `max_bytes` of memory,
+/// and writes it into `dir` when one is given (as [`crate::solver::certify::file_name`]).
 ///
 /// # Errors
 /// An internal error of the pass or the checker (a bug), or the file system's.
 fn certify_to(
-    dir: &Path,
+    dir: Option<&Path>,
     deal: &Deal,
     numbering: Numbering,
     max_bytes: usize,
@@ -831,6 +844,8 @@ fn certify_to(
         max_bytes,
         ..CertifyOptions::default()
     };
+    // `certify` returns only a certificate the checker accepted (`check_threads` 1: on this
+    // worker's thread).
     let certified = match certify::certify(deal, numbering, &opts) {
         Ok(c) => c,
         Err(e @ CertifyError::Limit(_)) => {
@@ -846,6 +861,13 @@ fn certify_to(
             )))
         }
     };
+    let Some(dir) = dir else {
+        let positions = certified.checked.map_or(0, |c| c.positions);
+        return Ok(CertNote::Certified {
+            positions,
+            bytes: None,
+        });
+    };
     let path = dir.join(certify::file_name(deal, numbering));
     let written = crate::certificate::write(&certified.certificate, &path).map_err(|e| {
         Error::Certificate(format!(
@@ -853,9 +875,9 @@ fn certify_to(
             path.display()
         ))
     })?;
-    Ok(CertNote::Written {
+    Ok(CertNote::Certified {
         positions: written.positions,
-        bytes: written.bytes,
+        bytes: Some(written.bytes),
     })
 }
 
@@ -887,8 +909,13 @@ pub struct BatchOptions {
     pub one_pass: bool,
     /// The node budgets of the passes before the last (default [`passes::PASS_NODES`]).
     pub pass_nodes: Vec<u64>,
-    /// Write a certificate of each lost deal into this directory (see [`CertNote`]).
+    /// Write a certificate of each lost deal into this directory (see [`CertNote`]); it
+    /// implies `certify`.
     pub certificates: Option<PathBuf>,
+    /// Build each lost deal's certificate and check it with the independent checker before
+    /// its row is written (the row's `certified` column), keeping no file unless
+    /// `certificates` names a directory. The pass's CPU is in the row's `cpu_ms`.
+    pub certify: bool,
 }
 
 /// The verdicts of a batch so far.
@@ -920,12 +947,15 @@ pub struct Tally {
     pub tried: u64,
     /// Deals decided by each pass (`unknown` rows of the last pass not counted).
     pub by_pass: [u64; passes::MAX_PASSES],
-    /// Certificates written (with `--certificates`).
+    /// Lost deals certified (with `--certify` or `--certificates`; written with the latter).
     pub certificates: u64,
-    /// Bytes of the certificates written.
+    /// Bytes of the certificates written (with `--certificates`).
     pub certificate_bytes: u64,
     /// Lost deals whose certificate pass ran out of a budget, with the message of each.
     pub uncertified: Vec<String>,
+    /// CPU milliseconds of the rows written by this run (their `cpu_ms`: every pass of each
+    /// deal, and its certificate pass).
+    pub cpu_ms: u64,
 }
 
 impl Tally {
@@ -960,6 +990,23 @@ impl Tally {
             line += &format!(", {} for later passes", self.waiting);
         }
         line
+    }
+
+    /// Seconds until the `left` deals still to solve are done, projected from this run's
+    /// deals: their mean CPU (the rows' `cpu_ms`) times `left`, over the CPU the process is
+    /// getting (`cpu_seconds` of the process over `elapsed` wall seconds: the cores it runs on,
+    /// less what other work, or `nice`, takes). `None` before the first row.
+    ///
+    /// The mean is over the deals decided so far; the deals carried to a later pass cost more
+    /// than it, so in the first pass of a batch in passes the projection is low by their part.
+    pub fn remaining_seconds(&self, left: u64, cpu_seconds: f64, elapsed: f64) -> Option<f64> {
+        let n = self.deals();
+        if n == 0 || cpu_seconds <= 0.0 || elapsed <= 0.0 {
+            return None;
+        }
+        let per_deal = self.cpu_ms as f64 / 1000.0 / n as f64;
+        let cores = cpu_seconds / elapsed;
+        Some(left as f64 * per_deal / cores)
     }
 
     /// The closing line, if any deal was solved.
@@ -1152,6 +1199,7 @@ impl Batch {
             }
             let solver = pass.solver.clone();
             let certificates = o.certificates.clone();
+            let certify = o.certify || certificates.is_some();
             let numbering = o.numbering;
             let starts = Arc::new(starts);
             let started = Arc::clone(&starts);
@@ -1185,17 +1233,21 @@ impl Batch {
                 };
                 // With `--spill DIR` the last pass's solver goes on on disk when the deal fills
                 // its table, or takes up the checkpoint an earlier run left (`Solver::spill`).
-                let out = solver.solve(deal)?;
-                // A lost deal's verdict is final in any pass: its certificate is built here,
-                // on the worker.
-                let note = match &certificates {
-                    Some(dir) if out.verdict == Verdict::Unsolvable => Some(certify_to(
-                        dir,
+                let mut out = solver.solve(deal)?;
+                // A lost deal's verdict is final in any pass: its certificate is built and
+                // checked here, on the worker, and its CPU charged to the deal.
+                let note = if certify && out.verdict == Verdict::Unsolvable {
+                    let cpu0 = crate::solver::cpu_seconds(true);
+                    let note = certify_to(
+                        certificates.as_deref(),
                         deal,
                         numbering,
                         solver.limits.memory_bytes,
-                    )?),
-                    _ => None,
+                    )?;
+                    out.cpu_seconds += crate::solver::cpu_seconds(true) - cpu0;
+                    Some(note)
+                } else {
+                    None
                 };
                 Ok((out, note))
             };
@@ -1204,14 +1256,18 @@ impl Batch {
                             mut outcome: Outcome,
                             note: Option<CertNote>|
              -> Result<(), Error> {
-                match note {
-                    Some(CertNote::Written { bytes, .. }) => {
+                let certified = match note {
+                    Some(CertNote::Certified { bytes, .. }) => {
                         tally.certificates += 1;
-                        tally.certificate_bytes += bytes;
+                        tally.certificate_bytes += bytes.unwrap_or(0);
+                        Some(true)
                     }
-                    Some(CertNote::Failed(why)) => tally.uncertified.push(why),
-                    None => {}
-                }
+                    Some(CertNote::Failed(why)) => {
+                        tally.uncertified.push(why);
+                        Some(false)
+                    }
+                    None => None,
+                };
                 let carry = carried.remove(&row.seed).unwrap_or_default();
                 if let Some(next) = plan.next(i, &outcome) {
                     let c = carry.after(&outcome, next);
@@ -1228,7 +1284,11 @@ impl Batch {
                     tally.waiting = tally.waiting.saturating_sub(1);
                 }
                 carry.charge(&mut outcome);
-                let row = passes::stamp(Row::new(&deal, o.numbering, &outcome), i);
+                tally.cpu_ms += (outcome.cpu_seconds * 1000.0).round() as u64;
+                let row = Row {
+                    certified,
+                    ..passes::stamp(Row::new(&deal, o.numbering, &outcome), i)
+                };
                 match outcome.verdict {
                     Verdict::Solvable => tally.won += 1,
                     Verdict::Unsolvable => tally.lost += 1,
@@ -1249,6 +1309,7 @@ impl Batch {
                     (None, RowFormat::Jsonl) => {
                         let mut report = Report::new(&deal, &outcome).numbered(o.numbering);
                         report.pass = row.pass;
+                        report.certified = row.certified;
                         serde_json::to_writer(&mut *out, &report)?;
                         writeln!(out)?;
                         out.flush()?;
@@ -1350,6 +1411,23 @@ mod tests {
             (1..=12).collect::<Vec<_>>(),
             "one at a time, in order"
         );
+    }
+
+    #[test]
+    fn the_remaining_time_is_the_mean_cpu_over_the_cpu_the_process_gets() {
+        let t = Tally {
+            won: 3,
+            lost: 1,
+            cpu_ms: 8_000,
+            ..Tally::default()
+        };
+        // 2 CPU s a deal; 100 deals left; the process got 6 CPU s in 4 s (1.5 cores): 200 CPU
+        // s over 1.5 cores.
+        let s = t.remaining_seconds(100, 6.0, 4.0).unwrap();
+        assert!((s - 200.0 / 1.5).abs() < 1e-9, "{s}");
+        assert_eq!(Tally::default().remaining_seconds(100, 6.0, 4.0), None);
+        assert_eq!(t.remaining_seconds(100, 0.0, 4.0), None);
+        assert_eq!(t.remaining_seconds(0, 6.0, 4.0), Some(0.0));
     }
 
     #[test]

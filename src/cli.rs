@@ -251,6 +251,11 @@ pub struct BatchArgs {
     /// as `VARIANT-SEED.cert` (see `solve --certificate`); `check-certificate` checks them.
     #[arg(long, value_name = "DIR")]
     pub certificates: Option<PathBuf>,
+    /// Certify every loss as it is found: build the deal's certificate and check it with the
+    /// independent checker before its row is written (the row's `certified` column; its CPU
+    /// is in `cpu_ms`), keeping no file (--certificates keeps them)
+    #[arg(long)]
+    pub certify: bool,
     /// Budgets for each deal; --memory is shared by all threads.
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -1172,6 +1177,7 @@ impl BatchArgs {
                 Some(dir) => Some(certificate::dir(dir)?),
                 None => None,
             },
+            certify: self.certify,
         })
     }
 }

@@ -66,8 +66,9 @@ pub fn batch(a: &BatchArgs, mut out: &mut impl Write) -> Result<Option<ExitCode>
     let interrupt = cli::signals::Interrupt::on_signals()?;
     let bar = progress::batch_bar(batch.todo(), a.quiet);
     let t0 = std::time::Instant::now();
+    let clock = progress::BatchClock::start();
     let tally = batch.run(&mut out, &interrupt.flag, &mut |t| {
-        progress::batch_step(&bar, t);
+        progress::batch_step(&bar, &clock, t);
     })?;
     bar.finish_and_clear();
     if tally.interrupted {
@@ -90,9 +91,15 @@ pub fn batch(a: &BatchArgs, mut out: &mut impl Write) -> Result<Option<ExitCode>
             dir.display(),
             cli::certificate::size(tally.certificate_bytes)
         );
-        for why in &tally.uncertified {
-            eprintln!("no certificate: {why}");
-        }
+    } else if a.certify {
+        eprintln!(
+            "{} of {} certified (built and checked, not kept)",
+            tally.certificates,
+            castle::render::count(tally.lost, "lost deal")
+        );
+    }
+    for why in &tally.uncertified {
+        eprintln!("no certificate: {why}");
     }
     Ok(None)
 }

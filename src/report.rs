@@ -112,6 +112,10 @@ pub struct Report {
     /// elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass: Option<u8>,
+    /// For a lost deal of a batch that certifies its losses (`castle batch --certify`):
+    /// whether its certificate passed the independent checker. Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certified: Option<bool>,
     /// The short-solution search (`--short`), when it ran: absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub short: Option<ShortJson>,
@@ -241,6 +245,7 @@ impl Report {
                 probes: out.spent.probes,
             }),
             pass: None,
+            certified: None,
             short: out.short_nodes.map(|nodes| ShortJson {
                 nodes,
                 shortest: out.shortest,
@@ -288,6 +293,7 @@ impl Report {
             phase: None,
             spent: None,
             pass: None,
+            certified: None,
             short: None,
             spill: None,
             source: None,

@@ -98,6 +98,7 @@ fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
             phase: r.phase.unwrap_or_default(),
             cpu_ms: r.cpu_seconds.map(|s| (s * 1000.0).round() as u64),
             pass: r.pass,
+            certified: r.certified,
         });
     }
     Ok(rows)
@@ -137,6 +138,9 @@ pub struct Summary {
     pub nodes: [u64; 4],
     /// Lost deals by score (cards home at best): score -> count.
     pub lost_scores: BTreeMap<u8, u64>,
+    /// Lost deals whose row says their certificate passed the independent checker
+    /// (`castle batch --certify`).
+    pub certified: u64,
 }
 
 fn quantiles(mut v: Vec<u64>) -> [u64; 4] {
@@ -183,7 +187,14 @@ pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
             ));
             continue;
         }
-        let best = decided.first().copied().unwrap_or(&rows[0]).clone();
+        // A certified row of a lost deal counts over an uncertified one.
+        let best = decided
+            .iter()
+            .find(|r| r.certified == Some(true))
+            .or(decided.first())
+            .copied()
+            .unwrap_or(&rows[0])
+            .clone();
         kept.entry(group).or_default().push(best);
     }
     for (group, rows) in kept {
@@ -200,6 +211,7 @@ pub fn merge(rows: impl IntoIterator<Item = Row>) -> Merge {
                 }
                 "unsolvable" => {
                     s.unsolvable += 1;
+                    s.certified += u64::from(r.certified == Some(true));
                     *s.lost_scores.entry(r.score).or_default() += 1;
                 }
                 _ => s.unknown += 1,
@@ -261,6 +273,8 @@ pub struct SummaryRow {
     pub nodes_p99: u64,
     /// See `nodes_min`.
     pub nodes_max: u64,
+    /// Lost deals whose certificate passed the independent checker (`batch --certify`).
+    pub certified: u64,
 }
 
 /// The summary rows of a merge, one per group.
@@ -290,6 +304,7 @@ pub fn summary_rows(m: &Merge) -> Vec<SummaryRow> {
                 nodes_median: s.nodes[1],
                 nodes_p99: s.nodes[2],
                 nodes_max: s.nodes[3],
+                certified: s.certified,
             })
         })
         .collect()
@@ -366,8 +381,16 @@ pub fn write(out: &mut impl Write, m: &Merge, csv: Option<&Path>) -> Result<(), 
         writeln!(out, "{group}")?;
         writeln!(
             out,
-            "  deals {}: winnable {}, unsolvable {}, unknown {}",
-            s.deals, s.winnable, s.unsolvable, s.unknown
+            "  deals {}: winnable {}, unsolvable {}{}, unknown {}",
+            s.deals,
+            s.winnable,
+            s.unsolvable,
+            if s.certified > 0 {
+                format!(" ({} certified)", s.certified)
+            } else {
+                String::new()
+            },
+            s.unknown
         )?;
         writeln!(
             out,

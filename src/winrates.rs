@@ -67,6 +67,11 @@ pub struct TableRow {
     /// The unknown deals' numbers, separated by spaces.
     #[serde(default)]
     pub unknown_deals: String,
+    /// Lost deals whose row says their certificate passed the independent checker
+    /// (`castle batch --certify`); empty for a table made without certifying (and in files
+    /// written before the column existed).
+    #[serde(default)]
+    pub certified: Option<u64>,
 }
 
 impl TableRow {
@@ -90,7 +95,7 @@ impl TableRow {
 }
 
 /// The header of `winrates.csv`.
-pub const HEADER: &str = "variant,numbering,options,first,last,deals,won,lost,unknown,win_rate,wilson_low,wilson_high,bits,unknown_deals";
+pub const HEADER: &str = "variant,numbering,options,first,last,deals,won,lost,unknown,win_rate,wilson_low,wilson_high,bits,unknown_deals,certified";
 
 /// The deals of one group (variant, numbering, options) of batch rows: their range, each
 /// deal's bit, and the table's row.
@@ -113,6 +118,21 @@ fn options(r: &Row) -> String {
 /// A group of rows (variant, numbering, options) and each of its deals' verdict
 /// (`None`: unknown).
 type Groups = BTreeMap<(String, String, String), BTreeMap<u64, Option<bool>>>;
+
+/// The lost deals of each group whose row says they were certified.
+type Certified = BTreeMap<(String, String, String), std::collections::BTreeSet<u64>>;
+
+/// The lost deals of each group of `rows` that a row says were certified.
+fn certified(rows: &[Row]) -> Certified {
+    let mut c = Certified::new();
+    for r in rows {
+        if r.verdict == "unsolvable" && r.certified == Some(true) {
+            let key = (r.variant.clone(), r.numbering.clone(), options(r));
+            c.entry(key).or_default().insert(r.seed);
+        }
+    }
+    c
+}
 
 /// The rows grouped, a seed's decided row counting over its `unknown` ones (a retried deal),
 /// as in `castle stats`.
@@ -154,10 +174,13 @@ fn groups(rows: &[Row]) -> Result<Groups, InputError> {
 /// (without `allow_unknown`) is `unknown`: the message names the group and the first such
 /// deal.
 pub fn tables(rows: &[Row], allow_unknown: bool) -> Result<Vec<Table>, InputError> {
+    let certified = certified(rows);
     groups(rows)?
         .into_iter()
-        .map(|((variant, numbering, opts), seeds)| {
-            table(variant, numbering, opts, &seeds, allow_unknown)
+        .map(|(key, seeds)| {
+            let sure = certified.get(&key).map(|c| c.len() as u64);
+            let (variant, numbering, opts) = key;
+            table(variant, numbering, opts, &seeds, allow_unknown, sure)
         })
         .collect()
 }
@@ -169,6 +192,7 @@ fn table(
     opts: String,
     seeds: &BTreeMap<u64, Option<bool>>,
     allow_unknown: bool,
+    certified: Option<u64>,
 ) -> Result<Table, InputError> {
     let name = format!("{variant} {numbering} {opts}");
     let (&first, _) = seeds.iter().next().expect("a group has a row");
@@ -239,6 +263,7 @@ fn table(
                 .map(u64::to_string)
                 .collect::<Vec<_>>()
                 .join(" "),
+            certified,
         },
         bits,
     })
@@ -413,6 +438,7 @@ fn read_table(dir: &Path, row: &TableRow) -> Result<BTreeMap<u64, Option<bool>>,
 /// that disagrees with a table's verdict; a table's files that cannot be read or written.
 pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
     let new = groups(rows)?;
+    let newly = certified(rows);
     let mut index = read_index(dir)?;
     let mut writes = Vec::new();
     for ((variant, numbering, opts), verdicts) in &new {
@@ -438,7 +464,18 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
                 continue;
             }
             let mut seeds = read_table(dir, row)?;
+            // The table's certified losses and those of the deals the rows decide (a lost
+            // deal's row, certified, of a deal the table had unknown).
+            let mut sure = row.certified;
             for (&s, &v) in verdicts.range(row.first..=row.last) {
+                if seeds[&s].is_none()
+                    && v == Some(false)
+                    && newly
+                        .get(&(variant.clone(), numbering.clone(), opts.clone()))
+                        .is_some_and(|c| c.contains(&s))
+                {
+                    sure = Some(sure.unwrap_or(0) + 1);
+                }
                 match (seeds[&s], v) {
                     (Some(a), Some(b)) if a != b => {
                         let says = |w: bool| if w { "winnable" } else { "lost" };
@@ -465,6 +502,7 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
                 opts.clone(),
                 &seeds,
                 true,
+                sure,
             )?;
             // Written only once every table is checked: a refusal leaves the files as
             // they were.
@@ -488,17 +526,49 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
 mod tests {
     use super::*;
 
+    /// A row as a file written before the `certified` column has it.
     fn row(seed: u64, verdict: &str) -> Row {
         let mut r = crate::batch::rows_from(
             format!(
                 "{}\n{seed},beleaguered-castle,1,false,single,{verdict},,1,1,1,4,,castle,,,\n",
-                crate::batch::HEADER
+                crate::batch::HEADER_V3
             )
             .as_bytes(),
             "t",
         )
         .unwrap();
         r.remove(0)
+    }
+
+    #[test]
+    fn a_table_counts_its_certified_losses() {
+        let certified = |seed: u64, yes: Option<bool>| Row {
+            certified: yes,
+            ..row(seed, "unsolvable")
+        };
+        let rows = vec![
+            row(1, "solvable"),
+            certified(2, Some(true)),
+            certified(3, Some(false)),
+            certified(4, Some(true)),
+            // A won deal's row never says certified; one that did would not count.
+            Row {
+                certified: Some(true),
+                ..row(5, "solvable")
+            },
+        ];
+        let t = tables(&rows, false).unwrap();
+        assert_eq!((t[0].row.lost, t[0].row.certified), (3, Some(2)));
+        // A table made without certifying says nothing of it.
+        let plain: Vec<Row> = (1..=3).map(|s| row(s, "unsolvable")).collect();
+        assert_eq!(tables(&plain, false).unwrap()[0].row.certified, None);
+        // The line in winrates.csv ends with the count.
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &rows, false).unwrap();
+        let index = std::fs::read_to_string(dir.path().join("winrates.csv")).unwrap();
+        assert_eq!(index.lines().next(), Some(HEADER));
+        assert!(index.lines().nth(1).unwrap().ends_with(",2"), "{index}");
+        assert_eq!(read_index(dir.path()).unwrap()[0].certified, Some(2));
     }
 
     #[test]

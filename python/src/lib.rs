@@ -1047,16 +1047,19 @@ fn seeds_of(seeds: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64)>> {
 ///     memory_mib: memory budget of the whole batch (shared by the workers), in MiB.
 ///     one_pass: solve each deal once with the budgets, instead of in passes.
 ///     salt: as `solve`'s, for every deal.
+///     certify: build each lost deal's certificate and check it with the independent
+///         checker before its row is yielded (its `certified` column; castle batch --certify).
 ///
 /// Yields:
 ///     dicts with the columns of castle batch's CSV: seed, variant, start_rank,
 ///     foundation_return, sequence_moves, verdict, moves (None unless solvable), nodes,
-///     states, ms, score, limit, numbering, phase, cpu_ms, pass.
+///     states, ms, score, limit, numbering, phase, cpu_ms, pass, certified (None unless
+///     certify and lost).
 ///
 /// Raises:
 ///     InputError: bad seeds, variant or budget (before any deal is solved).
 #[pyfunction]
-#[pyo3(signature = (seeds, variant="bc", *, threads=None, max_seconds=None, max_nodes=None, memory_mib=4096, numbering="castle", one_pass=false, start_rank=None, foundation_return=None, sequence_moves=None, salt=0))]
+#[pyo3(signature = (seeds, variant="bc", *, threads=None, max_seconds=None, max_nodes=None, memory_mib=4096, numbering="castle", one_pass=false, start_rank=None, foundation_return=None, sequence_moves=None, salt=0, certify=false))]
 #[allow(clippy::too_many_arguments)]
 fn batch(
     seeds: &Bound<'_, PyAny>,
@@ -1071,6 +1074,7 @@ fn batch(
     foundation_return: Option<bool>,
     sequence_moves: Option<&str>,
     salt: u64,
+    certify: bool,
 ) -> PyResult<BatchRows> {
     let variant = parse_variant(variant)?;
     let rules = rules_of(variant, start_rank, foundation_return, sequence_moves)?;
@@ -1114,6 +1118,7 @@ fn batch(
         one_pass,
         pass_nodes: castle::batch::passes::PASS_NODES.to_vec(),
         certificates: None,
+        certify,
     };
     let flag = Arc::clone(&stop);
     let thread = std::thread::Builder::new()

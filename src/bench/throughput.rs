@@ -107,6 +107,7 @@ pub fn measure(
         one_pass: false,
         pass_nodes: crate::batch::passes::PASS_NODES.to_vec(),
         certificates: None,
+        certify: false,
     };
     let batch = Batch::open(opts)?;
     let mut rows = Vec::new();

@@ -54,9 +54,11 @@ pub fn batch_bar(total: u64, quiet: bool) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let b = ProgressBar::new(total);
-    // The bar takes what the numbers leave of the line, so nothing wraps.
+    // The bar takes what the numbers leave of the line, so nothing wraps. The time left is
+    // the batch's own projection (`batch_step`), not indicatif's rate of the last few deals,
+    // which swings by orders of magnitude as a deal of minutes comes and goes.
     b.set_style(
-        ProgressStyle::with_template("{pos}/{len} {rate} ETA {eta} {msg} {wide_bar}")
+        ProgressStyle::with_template("{pos}/{len} {rate} {msg} {wide_bar}")
             .expect("valid template")
             .with_key("rate", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
                 let _ = write!(w, "{}/s", rate(s.per_sec()));
@@ -76,10 +78,42 @@ fn rate(per_sec: f64) -> String {
     }
 }
 
-/// Moves the bar to the deals with a row so far, with the win rate so far (and, in a later
-/// pass, the deals left for it).
-pub fn batch_step(bar: &ProgressBar, tally: &Tally) {
-    bar.set_message(tally.progress());
+/// Where a batch's run started: its wall clock and the process's CPU time then.
+pub struct BatchClock {
+    t0: std::time::Instant,
+    cpu0: f64,
+}
+
+impl BatchClock {
+    /// Now.
+    pub fn start() -> BatchClock {
+        BatchClock {
+            t0: std::time::Instant::now(),
+            cpu0: castle::solver::cpu_seconds(false),
+        }
+    }
+}
+
+/// Moves the bar to the deals with a row so far, with the time left (projected from the
+/// deals' CPU and the CPU the process gets: [`Tally::remaining_seconds`]) and the win rate so
+/// far (and, in a later pass, the deals left for it).
+pub fn batch_step(bar: &ProgressBar, clock: &BatchClock, tally: &Tally) {
+    let left = bar.length().unwrap_or(0).saturating_sub(tally.deals());
+    let eta = tally.remaining_seconds(
+        left,
+        castle::solver::cpu_seconds(false) - clock.cpu0,
+        clock.t0.elapsed().as_secs_f64(),
+    );
+    let msg = match eta {
+        Some(s) => format!(
+            "{} left at {:.0} CPU ms a deal; {}",
+            HumanDuration(Duration::from_secs_f64(s.min(1e9))),
+            tally.cpu_ms as f64 / tally.deals().max(1) as f64,
+            tally.progress()
+        ),
+        None => tally.progress(),
+    };
+    bar.set_message(msg);
     bar.set_position(tally.deals());
 }
 

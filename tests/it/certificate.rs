@@ -837,4 +837,56 @@ fn the_command_line_writes_and_checks_certificates() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
+    // `--certify` builds and checks the same certificates, keeps none, and says so in each
+    // lost deal's row; the verdicts are the batch's without it.
+    let csv = dir.path().join("certified.csv");
+    let entries = || {
+        let mut v: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = entries();
+    let out = castle()
+        .current_dir(dir.path())
+        .args(["batch", "-v", "sa", "--seeds", "1..12", "-j", "2", "-q"])
+        .args(["--certify", "--csv"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        said.contains(&format!("{n} of {n} lost deals certified", n = lost.len())),
+        "{said}"
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut certified_lost = Vec::new();
+    for l in text.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let (verdict, certified) = (f[5], *f.last().unwrap());
+        match verdict {
+            "unsolvable" => {
+                assert_eq!(certified, "true", "{l}");
+                certified_lost.push(format!("streets-and-alleys-{}.cert", f[0]));
+            }
+            _ => assert_eq!(certified, "", "{l}"),
+        }
+    }
+    certified_lost.sort();
+    assert_eq!(certified_lost, want);
+    // Nothing written but the rows (the batch ran in `dir`), and no file added to `certs`.
+    let mut after = before.clone();
+    after.push("certified.csv".to_string());
+    after.sort();
+    assert_eq!(entries(), after);
+    assert_eq!(std::fs::read_dir(&certs).unwrap().count(), want.len());
+    let stats = castle().arg("stats").arg(&csv).output().unwrap();
+    let stats = String::from_utf8(stats.stdout).unwrap();
+    assert!(
+        stats.contains(&format!("unsolvable {n} ({n} certified)", n = want.len())),
+        "{stats}"
+    );
 }
