@@ -135,6 +135,7 @@ pub mod pysol;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod sat;
 pub mod shorten;
 pub mod solver;
 pub mod state;

@@ -49,6 +49,7 @@
 pub mod check;
 pub mod exact;
 mod format;
+pub mod lrat;
 pub mod quotient;
 
 pub use check::{check, Checked, Rejection};
