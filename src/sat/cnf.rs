@@ -241,7 +241,7 @@ mod tests {
         c.at_most_one(&[a, b, d]);
         let n = c.vars();
         for m in models(&c, n) {
-            let v = |l: i32| m[(l - 2) as usize];
+            let v = |l: i32| m[(l.abs() - 2) as usize] == (l > 0);
             assert_eq!(v(x), v(a) && !v(b));
             assert_eq!(v(y), v(b) || v(d));
             assert!([a, b, d].iter().filter(|&&l| v(l)).count() <= 1);
