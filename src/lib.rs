@@ -19,6 +19,7 @@
 //! - [`render`]: the text a player reads (board, moves, results).
 //! - [`html`]: the page that replays a line (`solve --format html`, `show`).
 //! - [`analyze`]: every legal move from a position with the verdict after it.
+//! - [`critical`]: the critical moves of a line (where only one or two moves keep the win).
 //! - [`batch`]: seed ranges solved in parallel into resumable CSV rows.
 //! - [`stats`]: batch rows merged and summarised (win rates, quantiles).
 //! - [`winrates`]: the published tables: one bit per deal and the win rates of `data/tables/`.
@@ -121,6 +122,7 @@ pub mod bench;
 pub mod card;
 pub mod certificate;
 pub mod check;
+pub mod critical;
 pub mod deal;
 pub mod error;
 pub mod formats;
