@@ -267,8 +267,8 @@ mod tests {
             .map(|s| (s, Verdict::Unsolvable))
             .collect();
         let ch = Choices::of_verdicts(&board, &moves);
-        assert_eq!(ch.total, 6);
-        assert_eq!(ch.lose, 6);
+        assert_eq!(ch.total, 9);
+        assert_eq!(ch.lose, 9);
         assert!(ch.critical());
     }
 }
