@@ -146,3 +146,21 @@ pub fn stats(a: &StatsArgs, mut out: &mut impl Write) -> Result<()> {
     }
     Ok(())
 }
+
+/// `castle serve`: runs until Ctrl-C or SIGTERM, saying where it listens (and, when that is
+/// not this machine only, that every machine that reaches it may use it).
+#[cfg(feature = "serve")]
+pub fn serve(a: &cli::ServeArgs) -> Result<()> {
+    let config = a.to_config();
+    castle::serve::run(&config, |addr| {
+        let url = format!("http://{addr}/");
+        eprintln!("castle serve: {url} (open it in a browser; Ctrl-C stops the server)");
+        if !addr.ip().is_loopback() {
+            eprintln!(
+                "castle serve: listening on {} beyond this machine: anyone who can reach it can play and use its solver",
+                addr.ip()
+            );
+        }
+    })?;
+    Ok(())
+}

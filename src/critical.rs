@@ -33,6 +33,8 @@ pub struct Choices {
     /// Choices whose search ran out of budget (counted as keeping the win), or that were not
     /// looked at once the position could no longer be critical.
     pub undecided: usize,
+    /// Nodes the choices' searches took.
+    pub nodes: u64,
 }
 
 impl Choices {
@@ -107,16 +109,18 @@ pub fn marking_solver(nodes: u64) -> Solver {
 /// most choices are decided in far fewer; one that is not stays undecided (no mark).
 pub const MARK_NODES: u64 = 20_000;
 
-/// The verdict of one position by `solver`: a position the search cannot hold is undecided.
-fn verdict(solver: &Solver, board: &Board) -> Result<Verdict, SolveError> {
+/// The verdict of one position by `solver` and the nodes it took: a position the search
+/// cannot hold is undecided.
+fn verdict(solver: &Solver, board: &Board) -> Result<(Verdict, u64), SolveError> {
     if board.cards_out() == 0 {
-        return Ok(Verdict::Solvable);
+        return Ok((Verdict::Solvable, 0));
     }
     let deal = board.to_deal();
     if deal.validate().is_err() {
-        return Ok(Verdict::Unknown);
+        return Ok((Verdict::Unknown, 0));
     }
-    Ok(solver.solve(&deal)?.verdict)
+    let out = solver.solve(&deal)?;
+    Ok((out.verdict, out.nodes))
 }
 
 /// The choices of `board`, each solved by `solver`; `keeps` is a move known to keep the win
@@ -150,11 +154,13 @@ pub fn choices(
             c.undecided += next.len() - k;
             break;
         }
-        match if *good {
-            Verdict::Solvable
+        let (v, nodes) = if *good {
+            (Verdict::Solvable, 0)
         } else {
             verdict(solver, b)?
-        } {
+        };
+        c.nodes += nodes;
+        match v {
             Verdict::Solvable => c.keep += 1,
             Verdict::Unsolvable => c.lose += 1,
             Verdict::Unknown => c.undecided += 1,
@@ -243,6 +249,7 @@ mod tests {
             keep,
             lose,
             undecided,
+            nodes: 0,
         };
         assert!(ch(1, 5, 0).critical());
         assert!(ch(1, 5, 1).critical());

@@ -28,6 +28,7 @@
 //! - [`error`]: the error of the library's commands ([`Error`]).
 //! - [`peer`]: fc-solve, the peer solver, run on the same deals (`castle bench --peer`).
 //! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
+//! - `serve` (the `serve` feature): `castle serve`, the game in a browser, its HTTP API.
 //!
 //! # Examples
 //!
@@ -137,6 +138,8 @@ pub mod pysol;
 pub mod render;
 pub mod report;
 pub mod rules;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod shorten;
 pub mod solver;
 pub mod state;
