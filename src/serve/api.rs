@@ -84,14 +84,16 @@ pub fn handle(ctx: &Context, route: &str, body: &[u8]) -> Reply {
         "coach" => parse(body).and_then(|r| coach_route(ctx, &r)),
         "solve" => parse(body).and_then(|r| solve_route(ctx, &r)),
         "analyze" => parse(body).and_then(|r| analyze_route(ctx, &r)),
-        _ => return Reply::error(
-            404,
-            "route",
-            format!(
+        _ => {
+            return Reply::error(
+                404,
+                "route",
+                format!(
                 "no such route: /api/{} (deal, load, play, legal, coach, solve, analyze, variants)",
                 crate::text::Cut(route)
             ),
-        ),
+            )
+        }
     };
     match result {
         Ok(v) => Reply::ok(v),

@@ -23,6 +23,8 @@ mod play;
 mod quotient;
 mod readme;
 mod replay_page;
+#[cfg(feature = "serve")]
+mod serve;
 mod shards;
 mod solver;
 mod stop;
