@@ -25,6 +25,8 @@ mod readme;
 mod replay_page;
 #[cfg(feature = "serve")]
 mod serve;
+#[cfg(feature = "serve")]
+mod serve_page;
 mod shards;
 mod solver;
 mod stop;

@@ -207,7 +207,7 @@ pub fn post(addr: &str, route: &str, body: &Value) -> Resp {
 }
 
 /// A state reply (status 200), its JSON.
-fn ok(r: Resp) -> Value {
+pub fn ok(r: Resp) -> Value {
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     r.json()
 }
@@ -545,7 +545,7 @@ fn bad_input_gets_a_4xx_with_the_command_line_s_message() {
 
 /// A position of `seed`'s won line (bc, no automatic moves) and a move from it that loses,
 /// the loss certified by `castle check-certificate`: (the line's moves before it, the move).
-fn certified_losing_move(
+pub fn certified_losing_move(
     seed: u64,
     after: usize,
 ) -> Option<(Vec<castle::check::Step>, castle::check::Step)> {
