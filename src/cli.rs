@@ -803,6 +803,13 @@ pub struct BenchArgs {
     /// of the slowest 1%.
     #[arg(long, conflicts_with_all = ["deals", "peer", "baseline"])]
     pub throughput: bool,
+    /// How long a player of `castle serve` waits for the coach: positions a quarter, half and
+    /// three quarters of the way through each won deal of the sets, each asked with the
+    /// server's default budget and an empty cache; the times' quantiles per set (courtyard
+    /// only with --variant courtyard: its wins take long to find).
+    #[cfg(feature = "serve")]
+    #[arg(long, conflicts_with_all = ["deals", "peer", "baseline", "throughput"])]
+    pub coach: bool,
     /// With --throughput: only the first N deals of each sample.
     #[arg(long, value_name = "N", requires = "throughput", value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: Option<u64>,

@@ -22,6 +22,16 @@ pub fn bench(a: &BenchArgs, mut out: &mut impl Write) -> Result<()> {
     let variant = cli::parse_variant(a.variant.as_deref())?;
     let peer = a.peer_options()?;
     let numbering = a.numbering.into();
+    #[cfg(feature = "serve")]
+    if a.coach {
+        let sets: Vec<_> = bench::chosen_sets(variant, numbering)?
+            .into_iter()
+            .filter(|s| variant.is_some() || s.variant != castle::Variant::Courtyard)
+            .collect();
+        let server = castle::serve::Config::default().solver()?;
+        castle::serve::bench::run(&mut out, &sets, &solver, &server)?;
+        return Ok(());
+    }
     if a.throughput {
         let threads = a.threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),

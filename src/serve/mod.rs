@@ -3,6 +3,7 @@
 //! API of [`api`]; the page draws what the API sends and knows no rule.
 //!
 //! - [`api`]: the routes, free of HTTP: request JSON in, status and JSON out.
+//! - `bench` (with the `cli` feature): `castle bench --coach`, the coach's answer times.
 //! - [`coach`]: "still winnable", the hint, "no longer winnable: since move N", and the
 //!   cache of decided positions the requests share.
 //!
@@ -14,6 +15,8 @@
 //! as text in the request and the reply.
 
 pub mod api;
+#[cfg(feature = "cli")]
+pub mod bench;
 pub mod coach;
 
 use crate::solver::{Limits, Solver};
