@@ -303,7 +303,7 @@ fn load(r: &LoadRequest) -> Result<Value, Reply> {
     let origin = r
         .name
         .as_deref()
-        .map(|n| crate::text::cut(n))
+        .map(crate::text::cut)
         .unwrap_or_else(|| "the file".to_string());
     let game = Game::from_json(&r.text, &origin).map_err(|e| Reply::input(&e))?;
     let score = Score {

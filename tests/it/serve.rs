@@ -163,10 +163,7 @@ pub fn raw(addr: &str, request: &[u8]) -> std::io::Result<Resp> {
     {
         let mut out = Vec::new();
         let mut rest = &body[..];
-        loop {
-            let Some(end) = rest.windows(2).position(|w| w == b"\r\n") else {
-                break;
-            };
+        while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
             let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..end]).trim(), 16)
                 .map_err(std::io::Error::other)?;
             if size == 0 {
@@ -513,10 +510,7 @@ fn bad_input_gets_a_4xx_with_the_command_line_s_message() {
     chunked.extend_from_slice(b"0\r\n\r\n");
     assert_eq!(raw(a, &chunked).map(|r| r.status).unwrap_or(413), 413);
     // Unknown routes and pages, the wrong method, a page of another site.
-    assert_eq!(
-        bad(s.post("files", &json!({})), 404).contains("no such route"),
-        true
-    );
+    assert!(bad(s.post("files", &json!({})), 404).contains("no such route"));
     assert_eq!(request(a, "GET", "/etc/passwd", "", b"").status, 404);
     assert_eq!(
         request(a, "GET", "/api/../../etc/passwd", "", b"").status,
