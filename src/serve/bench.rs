@@ -8,7 +8,7 @@
 use super::coach::{coach, Budget, Cache, Mark};
 use crate::bench::DealSet;
 use crate::check::steps_of;
-use crate::play::game::Game;
+use crate::play::game::{Game, PlayError};
 use crate::solver::{Solver, Verdict};
 use crate::Error;
 use std::io::Write;
@@ -60,7 +60,12 @@ pub fn run(
             for at in AT {
                 let k = (steps.len() as f64 * at) as usize;
                 let mut game = Game::new(deal.clone(), false).numbered(set.numbering);
-                if steps[..k].iter().any(|s| game.play_step(s).is_err()) {
+                // The game makes a stock game's fills itself: the line's own are skipped.
+                let refused = steps[..k].iter().any(|s| match game.play_step(s) {
+                    Ok(_) | Err(PlayError::MadeAutomatically { .. }) => false,
+                    Err(_) => true,
+                });
+                if refused {
                     continue;
                 }
                 let cache = Cache::default();
