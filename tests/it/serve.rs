@@ -138,7 +138,9 @@ impl Resp {
 pub fn raw(addr: &str, request: &[u8]) -> std::io::Result<Resp> {
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(120)))?;
-    s.write_all(request)?;
+    // A server that refuses a body may answer and close before it is all sent: the answer
+    // is read all the same.
+    let _ = s.write_all(request);
     let mut buf = Vec::new();
     s.read_to_end(&mut buf)?;
     let split = buf
@@ -496,8 +498,12 @@ fn bad_input_gets_a_4xx_with_the_command_line_s_message() {
     let e = bad(s.post("coach", &json!({"game": "{}"})), 400);
     assert!(e.starts_with("the game: "), "{e}");
     // Too large a body: 413, whether it says so in advance or not.
-    let big = vec![b' '; (1 << 20) + 1];
-    assert_eq!(request(a, "POST", "/api/deal", "", &big).status, 413);
+    // (Said in advance: the headers alone, the server answers before any body comes.)
+    let big = format!(
+        "POST /api/deal HTTP/1.1\r\nHost: {a}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        (1 << 20) + 1
+    );
+    assert_eq!(raw(a, big.as_bytes()).unwrap().status, 413);
     let mut chunked = format!(
         "POST /api/deal HTTP/1.1\r\nHost: {a}\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
     )
