@@ -1,10 +1,13 @@
 //! `castle analyze`: every legal move from a position with the verdict after it — the hint a
-//! player wants when stuck — and the position's own difficulty; and the `--after` list of
-//! moves that leads from the deal to the position.
+//! player wants when stuck — and the position's own difficulty, and whether it is critical
+//! (only one or two of its moves keep the win: [`crate::critical`]); and the `--after` list
+//! of moves that leads from the deal to the position.
 
 use crate::check::StepError;
 use crate::check::{Board, Step};
+use crate::critical::Choices;
 use crate::deal::Deal;
+use crate::solver::Verdict;
 use crate::solver::{Outcome, SolveError, Solver};
 use crate::text::Cut;
 use crate::{InputError, InputKind};
@@ -19,6 +22,9 @@ pub struct Analysis {
     /// Each legal move (from the rule book's checker, not the search) and the solve of the
     /// position after it.
     pub moves: Vec<(Step, Outcome)>,
+    /// The moves' verdicts as choices (moves to the same position up to pile order counted
+    /// once): whether the position is critical ([`Choices::critical`]).
+    pub choices: Choices,
 }
 
 /// Analyses `board` with `solver`. Its node and time budgets bound the whole analysis: each
@@ -55,7 +61,7 @@ pub fn analyze(board: &Board, solver: &Solver) -> Result<Analysis, SolveError> {
     };
     let position = board.to_deal();
     let whole = solve(&position)?;
-    let moves = steps
+    let moves: Vec<(Step, Outcome)> = steps
         .into_iter()
         .map(|step| {
             let mut next = board.clone();
@@ -64,9 +70,11 @@ pub fn analyze(board: &Board, solver: &Solver) -> Result<Analysis, SolveError> {
             Ok((step, out))
         })
         .collect::<Result<_, SolveError>>()?;
+    let verdicts: Vec<(Step, Verdict)> = moves.iter().map(|(s, o)| (*s, o.verdict)).collect();
     Ok(Analysis {
         position,
         whole,
+        choices: Choices::of_verdicts(board, &verdicts),
         moves,
     })
 }

@@ -194,7 +194,7 @@ pub fn run_set_with_peer(
 }
 
 /// A set's name in the tables: `bc 1..200`.
-fn set_name(set: &DealSet) -> String {
+pub fn set_name(set: &DealSet) -> String {
     let v = match set.variant {
         Variant::BeleagueredCastle => "bc",
         Variant::StreetsAndAlleys => "sa",

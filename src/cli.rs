@@ -69,6 +69,11 @@ pub enum Command {
     /// standard input or output is not a terminal; `help` lists the commands).
     #[command(after_help = PLAY_EXAMPLES)]
     Play(PlayArgs),
+    /// Play in a browser: a local web app (the page and its JSON API) with the exact solver
+    /// as the coach. Listens on 127.0.0.1 only unless --bind says otherwise.
+    #[cfg(feature = "serve")]
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve(ServeArgs),
     /// Check certificates of lost deals (from `solve --certificate` or `batch
     /// --certificates`) with code independent of the search: the deal's start is in the set,
     /// no member is won, and every legal move from every member stays in it.
@@ -169,6 +174,56 @@ pub struct PlayArgs {
     /// One command per line even on a terminal.
     #[arg(long)]
     pub lines: bool,
+}
+
+#[cfg(feature = "serve")]
+const SERVE_EXAMPLES: &str = "Examples:
+  castle serve                                then open http://127.0.0.1:8080/
+  castle serve --port 9000 --coach-seconds 5
+  castle serve --bind 0.0.0.0                 every machine that reaches this one may play";
+
+/// `castle serve`.
+#[cfg(feature = "serve")]
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The port (0: one the system picks; the address is printed on start).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// The address to listen on: 127.0.0.1 (this machine only) unless told otherwise.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// MiB the whole server may use: 64 for itself, the rest shared by the solves in flight.
+    #[arg(long, default_value_t = 1024)]
+    pub memory: usize,
+    /// Solves in flight at once (default: one a core).
+    #[arg(long)]
+    pub solves: Option<usize>,
+    /// Requests that may wait for a solve's place; more are answered 503 with Retry-After.
+    #[arg(long, default_value_t = 16)]
+    pub queue: usize,
+    /// Node budget of each request that solves (coach, solve, analyze).
+    #[arg(long, default_value_t = 2_000_000)]
+    pub coach_nodes: u64,
+    /// Time budget of each request that solves.
+    #[arg(long, default_value_t = 2.0)]
+    pub coach_seconds: f64,
+}
+
+#[cfg(feature = "serve")]
+impl ServeArgs {
+    /// The server's configuration.
+    pub fn to_config(&self) -> castle::serve::Config {
+        let d = castle::serve::Config::default();
+        castle::serve::Config {
+            addr: std::net::SocketAddr::new(self.bind, self.port),
+            memory_mib: self.memory,
+            solves: self.solves.unwrap_or(d.solves),
+            queue: self.queue,
+            coach_nodes: self.coach_nodes,
+            coach_seconds: self.coach_seconds,
+            body_bytes: d.body_bytes,
+        }
+    }
 }
 
 /// `castle analyze`.
@@ -748,6 +803,13 @@ pub struct BenchArgs {
     /// of the slowest 1%.
     #[arg(long, conflicts_with_all = ["deals", "peer", "baseline"])]
     pub throughput: bool,
+    /// How long a player of `castle serve` waits for the coach: positions a quarter, half and
+    /// three quarters of the way through each won deal of the sets, each asked with the
+    /// server's default budget and an empty cache; the times' quantiles per set (courtyard
+    /// only with --variant courtyard: its wins take long to find).
+    #[cfg(feature = "serve")]
+    #[arg(long, conflicts_with_all = ["deals", "peer", "baseline", "throughput"])]
+    pub coach: bool,
     /// With --throughput: only the first N deals of each sample.
     #[arg(long, value_name = "N", requires = "throughput", value_parser = clap::value_parser!(u64).range(1..))]
     pub sample: Option<u64>,

@@ -22,6 +22,16 @@ pub fn bench(a: &BenchArgs, mut out: &mut impl Write) -> Result<()> {
     let variant = cli::parse_variant(a.variant.as_deref())?;
     let peer = a.peer_options()?;
     let numbering = a.numbering.into();
+    #[cfg(feature = "serve")]
+    if a.coach {
+        let sets: Vec<_> = bench::chosen_sets(variant, numbering)?
+            .into_iter()
+            .filter(|s| variant.is_some() || s.variant != castle::Variant::Courtyard)
+            .collect();
+        let server = castle::serve::Config::default().solver()?;
+        castle::serve::bench::run(&mut out, &sets, &solver, &server)?;
+        return Ok(());
+    }
     if a.throughput {
         let threads = a.threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -144,5 +154,23 @@ pub fn stats(a: &StatsArgs, mut out: &mut impl Write) -> Result<()> {
             svg.display()
         );
     }
+    Ok(())
+}
+
+/// `castle serve`: runs until Ctrl-C or SIGTERM, saying where it listens (and, when that is
+/// not this machine only, that every machine that reaches it may use it).
+#[cfg(feature = "serve")]
+pub fn serve(a: &cli::ServeArgs) -> Result<()> {
+    let config = a.to_config();
+    castle::serve::run(&config, |addr| {
+        let url = format!("http://{addr}/");
+        eprintln!("castle serve: {url} (open it in a browser; Ctrl-C stops the server)");
+        if !addr.ip().is_loopback() {
+            eprintln!(
+                "castle serve: listening on {} beyond this machine: anyone who can reach it can play and use its solver",
+                addr.ip()
+            );
+        }
+    })?;
     Ok(())
 }

@@ -11,8 +11,12 @@
 //! board before the move into the checker's board after it. The script only moves cards
 //! between piles, forwards or back, so what it draws after N moves is the checker's position
 //! after N moves.
+//!
+//! A winning line's critical moves ([`crate::critical`]: only one or two of the position's
+//! choices keep the win) are tagged in the move list and named in the status line.
 
 use crate::check::{steps_of, Board, Step};
+use crate::critical::{mark_line, marking_solver, Choices, MARK_NODES};
 use crate::deal::{Deal, Numbering};
 use crate::pile::Pile;
 use crate::play::game::Game;
@@ -48,6 +52,10 @@ struct MoveJson {
     n: usize,
     /// Made by the game, not the player: a forced fill or a safe foundation move.
     auto: bool,
+    /// A critical move: how many choices of the position it is made from are not proved to
+    /// lose the win, and how many choices there are ([`crate::critical`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    critical: Option<[usize; 2]>,
 }
 
 #[derive(Serialize)]
@@ -115,6 +123,23 @@ pub fn page(
     note: &str,
     origin: &str,
 ) -> Result<String, InputError> {
+    page_marked(deal, steps, automatic, &[], title, note, origin)
+}
+
+/// [`page`] with the critical moves marked: `marks[k]` is the choices of the position move
+/// `k` is made from ([`crate::critical::mark_line`]); a critical one is tagged in the list.
+///
+/// # Errors
+/// As [`page`].
+pub fn page_marked(
+    deal: &Deal,
+    steps: &[Step],
+    automatic: &[bool],
+    marks: &[Option<Choices>],
+    title: &str,
+    note: &str,
+    origin: &str,
+) -> Result<String, InputError> {
     let mut board = Board::new(deal);
     let v = view(&board);
     let left_n = v.tableau.len().div_ceil(2);
@@ -174,6 +199,12 @@ pub fn page(
             to: mv.1,
             n: mv.2,
             auto: automatic.get(k).copied().unwrap_or(false),
+            critical: marks
+                .get(k)
+                .copied()
+                .flatten()
+                .filter(Choices::critical)
+                .map(|c| [c.not_lost(), c.total]),
         });
         before = after;
     }
@@ -246,14 +277,29 @@ pub fn solve_page(deal: &Deal, out: &Outcome, numbering: Numbering) -> Result<St
             out.limit.map_or("", |l| l.name())
         ),
     };
-    page(
+    let marks = critical_marks(deal, &steps, &auto)?;
+    page_marked(
         deal,
         &steps,
         &auto,
+        &marks,
         &heading(deal, numbering),
         &note,
         "the solution",
     )
+}
+
+/// The critical marks of a line's player moves (none for a line that does not win), each
+/// choice searched with [`MARK_NODES`] nodes.
+fn critical_marks(
+    deal: &Deal,
+    steps: &[Step],
+    auto: &[bool],
+) -> Result<Vec<Option<Choices>>, InputError> {
+    let player: Vec<bool> = auto.iter().map(|a| !a).collect();
+    // A solve's internal error leaves the page unmarked rather than failing it.
+    Ok(mark_line(deal, steps, &player, &marking_solver(MARK_NODES))
+        .unwrap_or_else(|_| vec![None; steps.len()]))
 }
 
 /// The page of a saved game or a solve report (the JSON of `castle solve --format json`,
@@ -287,10 +333,12 @@ pub fn show_page(text: &str, origin: &str) -> Result<String, InputError> {
         "{what} from {origin}: {} moves ({count} of them automatic), {end}.",
         steps.len()
     );
-    page(
+    let marks = critical_marks(&deal, &steps, &auto)?;
+    page_marked(
         &deal,
         &steps,
         &auto,
+        &marks,
         &heading(&deal, game.numbering()),
         &note,
         origin,

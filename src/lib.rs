@@ -19,6 +19,7 @@
 //! - [`render`]: the text a player reads (board, moves, results).
 //! - [`html`]: the page that replays a line (`solve --format html`, `show`).
 //! - [`analyze`]: every legal move from a position with the verdict after it.
+//! - [`critical`]: the critical moves of a line (where only one or two moves keep the win).
 //! - [`batch`]: seed ranges solved in parallel into resumable CSV rows.
 //! - [`stats`]: batch rows merged and summarised (win rates, quantiles).
 //! - [`winrates`]: the published tables: one bit per deal and the win rates of `data/tables/`.
@@ -27,6 +28,7 @@
 //! - [`error`]: the error of the library's commands ([`Error`]).
 //! - [`peer`]: fc-solve, the peer solver, run on the same deals (`castle bench --peer`).
 //! - [`play`]: `castle play`, the game in a terminal with the solver as a coach.
+//! - `serve` (the `serve` feature): `castle serve`, the game in a browser, its HTTP API.
 //!
 //! # Examples
 //!
@@ -121,6 +123,7 @@ pub mod bench;
 pub mod card;
 pub mod certificate;
 pub mod check;
+pub mod critical;
 pub mod deal;
 pub mod error;
 pub mod formats;
@@ -136,6 +139,8 @@ pub mod render;
 pub mod report;
 pub mod rules;
 pub mod sat;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod shorten;
 pub mod solver;
 pub mod state;

@@ -232,6 +232,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 OutFormat::Text => render::write_analysis(&mut out, &analysis, cli::color())?,
             }
         }
+        #[cfg(feature = "serve")]
+        Command::Serve(a) => {
+            drop(out);
+            commands::serve(&a)?;
+        }
         Command::Play(a) => {
             drop(out);
             let (game, opts) = a.to_game()?;

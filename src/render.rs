@@ -306,6 +306,15 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis, color: Color) -> Resul
     if a.moves.is_empty() {
         writeln!(out, "no legal move")?;
     }
+    let ch = a.choices;
+    if ch.critical() {
+        writeln!(
+            out,
+            "critical: only {} of the {} moves here keep the win (moves to the same position counted once)",
+            ch.not_lost(),
+            ch.total
+        )?;
+    }
     // Moves of one card from one pile to the empty piles are one choice: listed once, with
     // the other empty piles named, when their verdicts agree.
     let empty = |to: Pile| match to {

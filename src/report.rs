@@ -385,6 +385,17 @@ struct AnalysisJson {
     nodes: u64,
     solution_length: Option<usize>,
     moves: Vec<MoveVerdictJson>,
+    critical: bool,
+    choices: ChoicesJson,
+}
+
+/// The moves of `castle analyze --format json` as choices (see [`crate::critical`]).
+#[derive(Clone, Debug, Serialize)]
+struct ChoicesJson {
+    total: usize,
+    keep: usize,
+    lose: usize,
+    undecided: usize,
 }
 
 /// One move of `castle analyze --format json` and the verdict after it.
@@ -423,6 +434,13 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis) -> Result<(), Error> {
                 nodes: r.nodes,
             })
             .collect(),
+        critical: a.choices.critical(),
+        choices: ChoicesJson {
+            total: a.choices.total,
+            keep: a.choices.keep,
+            lose: a.choices.lose,
+            undecided: a.choices.undecided,
+        },
     })?;
     writeln!(out, "{v}")?;
     Ok(())

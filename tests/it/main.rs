@@ -23,6 +23,10 @@ mod play;
 mod quotient;
 mod readme;
 mod replay_page;
+#[cfg(feature = "serve")]
+mod serve;
+#[cfg(feature = "serve")]
+mod serve_page;
 mod shards;
 mod solver;
 mod stop;
