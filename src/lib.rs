@@ -137,6 +137,7 @@ pub mod plot;
 pub mod pysol;
 pub mod render;
 pub mod report;
+pub mod rows;
 pub mod rules;
 pub mod sat;
 #[cfg(feature = "serve")]

@@ -9,26 +9,8 @@ use crate::card::Card;
 use crate::pile::Pile;
 use std::fmt;
 
-/// Pile index that stands for "the foundations" in a [`Move`] (the card's suit picks the pile).
-pub const FOUNDATION: u8 = 0xFF;
-/// Pile index of the waste.
-pub const WASTE: u8 = 0xFE;
-/// Pile index of the stock.
-pub const STOCK: u8 = 0xFD;
-/// Pile index of reserve cell 0 (`r1`); cell `k` is `CELL + k`.
-pub const CELL: u8 = 0x40;
-
-/// True if pile index `p` is a tableau pile.
-#[inline]
-pub const fn is_tableau(p: u8) -> bool {
-    p < CELL
-}
-
-/// True if pile index `p` is a reserve cell.
-#[inline]
-pub const fn is_cell(p: u8) -> bool {
-    p >= CELL && p < STOCK
-}
+// The pile indices are the piles' own (see [`crate::pile`]); moves name piles by them.
+pub use crate::pile::{is_cell, is_tableau, CELL, FOUNDATION, STOCK, WASTE};
 
 /// A move as the search records it: the card, the source and destination pile indices
 /// (tableau 0-based, [`CELL`]` + k`, [`STOCK`], [`WASTE`] or [`FOUNDATION`]), and how many

@@ -7,9 +7,30 @@
 //! Parsing checks the spelling only (`t` or `r` and a number from 1, or `f`, `s`, `w`,
 //! lower case); whether a deal has that pile is for the board that uses it to say.
 
-use crate::moves::{is_cell, CELL, FOUNDATION, STOCK, WASTE};
 use std::fmt;
 use std::str::FromStr;
+
+/// Pile index that stands for "the foundations" in a [`crate::moves::Move`] (the card's suit
+/// picks the pile).
+pub const FOUNDATION: u8 = 0xFF;
+/// Pile index of the waste.
+pub const WASTE: u8 = 0xFE;
+/// Pile index of the stock.
+pub const STOCK: u8 = 0xFD;
+/// Pile index of reserve cell 0 (`r1`); cell `k` is `CELL + k`.
+pub const CELL: u8 = 0x40;
+
+/// True if pile index `p` is a tableau pile.
+#[inline]
+pub const fn is_tableau(p: u8) -> bool {
+    p < CELL
+}
+
+/// True if pile index `p` is a reserve cell.
+#[inline]
+pub const fn is_cell(p: u8) -> bool {
+    p >= CELL && p < STOCK
+}
 
 /// A pile of a board, by name. Tableau piles and reserve cells hold their 0-based index
 /// (`t1` is `Tableau(0)`, `r2` is `Reserve(1)`); the foundations are one name (`f`), the

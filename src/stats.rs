@@ -3,8 +3,8 @@
 //! interval, solution length and node quantiles, lost deals by score), and printed as text
 //! and, on request, as a CSV summary.
 
-use crate::batch::Row;
 use crate::report::Report;
+use crate::rows::{read_batch_file, Row};
 use crate::{Error, InputError, InputKind};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -33,41 +33,13 @@ pub fn read_rows(path: &Path) -> Result<Vec<Row>, InputError> {
     }
 }
 
-/// Bytes a batch file's first line may take: its header or first JSON line is a few hundred.
-const FIRST_LINE_BYTES: u64 = 1 << 20;
-
-/// A batch file's bytes. Batch files may be large, so there is no cap on the whole; but one
-/// whose first [`FIRST_LINE_BYTES`] hold no line end is not one (`castle stats /dev/zero`
-/// read for ever), and is refused once that much is read.
-pub(crate) fn read_batch_file(path: &Path, origin: &str) -> Result<Vec<u8>, InputError> {
-    use std::io::Read;
-    let cannot = |e: std::io::Error| {
-        InputError::new(InputKind::File, format!("cannot read: {e}")).at(origin)
-    };
-    let mut file = std::fs::File::open(path).map_err(cannot)?;
-    let mut text = Vec::new();
-    (&mut file)
-        .take(FIRST_LINE_BYTES)
-        .read_to_end(&mut text)
-        .map_err(cannot)?;
-    if text.len() as u64 == FIRST_LINE_BYTES && !text.contains(&b'\n') {
-        return Err(InputError::new(
-            InputKind::Report,
-            "no line ends in its first MiB: not a batch file (CSV or JSON lines)",
-        )
-        .at(origin));
-    }
-    file.read_to_end(&mut text).map_err(cannot)?;
-    Ok(text)
-}
-
 fn rows_of(text: &[u8], origin: &str) -> Result<Vec<Row>, InputError> {
     let jsonl = text
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b == b'{');
     if !jsonl {
-        return crate::batch::rows_from(text, origin);
+        return crate::rows::rows_from(text, origin);
     }
     let mut rows = Vec::new();
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {

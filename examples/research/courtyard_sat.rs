@@ -167,8 +167,12 @@ fn main() {
                 if legal.is_empty() {
                     break;
                 }
-                let home = legal.iter().position(|s| s.to == castle::pile::Pile::Foundation);
-                let deal_out = legal.iter().position(|s| s.from == castle::pile::Pile::Stock);
+                let home = legal
+                    .iter()
+                    .position(|s| s.to == castle::pile::Pile::Foundation);
+                let deal_out = legal
+                    .iter()
+                    .position(|s| s.from == castle::pile::Pile::Stock);
                 let k = match (home, deal_out) {
                     (Some(k), _) => k,
                     (None, Some(k)) if rng.gen_bool(0.7) => k,
@@ -217,4 +221,3 @@ fn main() {
         sat(&deal, &format!("deal {seed}"), show_it);
     }
 }
-

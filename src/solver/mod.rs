@@ -24,6 +24,7 @@
 mod bestfirst;
 pub mod certify;
 pub mod layered;
+mod luby;
 mod open;
 pub mod portfolio;
 pub mod quotient;

@@ -16,7 +16,7 @@
 //! than one thread the members of a slice run at once, one per thread.
 
 use super::bestfirst::{Clock, Eval, Pass, PassLimits, Stop};
-use super::schedule::luby;
+use super::luby::luby;
 use super::swarm::Swarm;
 use super::table::Table;
 use crate::deal::Deal;

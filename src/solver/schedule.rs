@@ -826,7 +826,7 @@ impl<'a, const W: usize> Probes<'a, W> {
         progress: &mut dyn FnMut(&Progress),
     ) -> Option<Outcome> {
         loop {
-            let mut nodes = self.unit.saturating_mul(luby(self.run + 1));
+            let mut nodes = self.unit.saturating_mul(super::luby::luby(self.run + 1));
             if nodes > self.credit {
                 return None;
             }
@@ -1348,19 +1348,6 @@ impl QuotientSchedule {
     }
 }
 
-/// Term `i` (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ...
-pub(super) fn luby(i: u64) -> u64 {
-    let mut i = i;
-    loop {
-        // The smallest k with i <= 2^k - 1.
-        let k = 64 - i.leading_zeros();
-        if i == (1 << k) - 1 {
-            return 1 << (k - 1);
-        }
-        i -= (1 << (k - 1)) - 1;
-    }
-}
-
 /// What the attempts of one solve share.
 pub(super) struct Context<'a, const W: usize> {
     deal: &'a Deal,
@@ -1532,7 +1519,7 @@ impl<'a, const W: usize> Context<'a, W> {
 
 #[cfg(test)]
 mod tests {
-    use super::{luby, Clock, QuotientSchedule, QuotientStep, QUOTIENT_FIRST_K};
+    use super::{Clock, QuotientSchedule, QuotientStep, QUOTIENT_FIRST_K};
 
     /// A quotient run that meets a broken invariant ends the solve as an error, never as
     /// `unsolvable`: the deal (streets-and-alleys 1 with the ace of clubs on top of a pile) is
@@ -1863,13 +1850,5 @@ mod tests {
             q.off,
             "a shortage with nothing to call back left the phase on"
         );
-    }
-
-    #[test]
-    fn luby_sequence() {
-        let first: Vec<u64> = (1..=16).map(luby).collect();
-        assert_eq!(first, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1]);
-        assert_eq!(luby(1023), 512);
-        assert_eq!(luby(1024), 1);
     }
 }
