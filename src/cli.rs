@@ -599,6 +599,11 @@ pub struct BudgetArgs {
     /// it (batch --retry-unknown adds each deal's count of unknown rows).
     #[arg(long, help_heading = TUNING, default_value_t = 0)]
     pub salt: u64,
+    /// Run the plan in FILE (JSON, as `castle solve --show-plan` prints it): which phases run,
+    /// in what order, with what budgets. The switches above still apply to it. No plan changes
+    /// a verdict, only which search reaches it and the nodes.
+    #[arg(long, help_heading = TUNING, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     /// No suit-blind quotient between the attempts (its budgeted searches of a smaller space
     /// can prove a loss that the exact search would take far longer to prove).
     #[arg(long)]
@@ -677,6 +682,10 @@ pub struct SolveArgs {
     /// No progress spinner.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Print the plan this solve would run (JSON, the deal's rules' plan with the switches
+    /// and --plan applied) and exit without solving; edit it and give it back with --plan.
+    #[arg(long)]
+    pub show_plan: bool,
     /// When the verdict is `unsolvable`, write a certificate of the loss to FILE: a set of
     /// positions that holds the deal, is closed under every legal move and holds no won
     /// position, built by a search of its own and checked before it is written
@@ -1043,9 +1052,22 @@ impl BudgetArgs {
             },
             threads: 1,
             short: self.short.then_some(self.short_nodes),
+            plan: match &self.plan {
+                Some(path) => Some(read_plan(path)?),
+                None => None,
+            },
             ..Solver::default()
         })
     }
+}
+
+/// `--plan FILE`: the plan, or an error naming the file (and the line and column the JSON
+/// parser stopped at).
+fn read_plan(path: &std::path::Path) -> Result<castle::solver::plan::Plan, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| input(format!("--plan {}: {e}", path.display())))?;
+    castle::solver::plan::Plan::from_json(&text)
+        .map_err(|e| input(format!("--plan {}: not a plan: {e}", path.display())))
 }
 
 /// Seconds between two checkpoints of the layered search under `--spill` (a checkpoint

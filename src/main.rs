@@ -118,6 +118,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Solve(a) => {
             let deal = a.load()?;
             let mut solver = a.to_solver()?;
+            if a.show_plan {
+                writeln!(out, "{}", solver.plan_for(&deal).to_json())?;
+                return Ok(ExitCode::SUCCESS);
+            }
             if let Some(path) = &a.certificate {
                 cli::certificate::probe(path)?;
             }

@@ -528,7 +528,7 @@ mod tests {
 
     /// A row as a file written before the `certified` column has it.
     fn row(seed: u64, verdict: &str) -> Row {
-        let mut r = crate::batch::rows_from(
+        let mut r = crate::rows::rows_from(
             format!(
                 "{}\n{seed},beleaguered-castle,1,false,single,{verdict},,1,1,1,4,,castle,,,\n",
                 crate::batch::HEADER_V3

@@ -31,7 +31,6 @@ mod file;
 pub mod passes;
 mod seeds;
 
-pub(crate) use crate::rows::rows_from;
 pub use crate::rows::{read_rows, rows_from_bytes, Row, HEADER, HEADER_V1, HEADER_V2, HEADER_V3};
 pub(crate) use file::replace_file;
 pub use file::{open_for_append, Opened};

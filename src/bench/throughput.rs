@@ -116,7 +116,7 @@ pub fn measure(
     let tally = batch.run(&mut rows, &AtomicBool::new(false), &mut |_| {})?;
     let seconds = t0.elapsed().as_secs_f64();
     let cpu = cpu_seconds(false) - cpu0;
-    let rows = crate::batch::rows_from(&rows[..], "the sample's rows")?;
+    let rows = crate::rows::rows_from(&rows[..], "the sample's rows")?;
     let mut ms: Vec<u64> = rows.iter().map(|r| r.cpu_ms.unwrap_or(r.ms)).collect();
     ms.sort_unstable();
     let total: u64 = ms.iter().sum();

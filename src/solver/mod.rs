@@ -26,6 +26,7 @@ pub mod certify;
 pub mod layered;
 mod luby;
 mod open;
+pub mod plan;
 pub mod portfolio;
 pub mod quotient;
 mod schedule;
@@ -35,9 +36,8 @@ mod swarm;
 pub mod table;
 mod types;
 
-pub use schedule::{
-    FIRST_ATTEMPT_NODES, PATH_MIN_BYTES, PATH_SHARE, PATH_WINDOW, PROBE_NODES, PROVE_FROM_NODES,
-};
+pub use plan::{FIRST_ATTEMPT_NODES, PROBE_NODES, PROVE_FROM_NODES};
+pub use schedule::{PATH_MIN_BYTES, PATH_SHARE, PATH_WINDOW};
 pub use types::{
     cpu_seconds, DiskUse, Limit, Limits, Outcome, Phase, Progress, SolveError, Spent, Verdict,
     DEFAULT_MEMORY_MIB,
@@ -134,6 +134,11 @@ pub struct Solver {
     /// without a spill directory. A directory that cannot be made ends the solve as unknown
     /// ([`Limit::Disk`]), as a full disk does.
     pub spill: Option<layered::SpillTo>,
+    /// The plan to run instead of the one the deal's rules get ([`plan::Plan::for_rules`]);
+    /// the switches above (`quick`, `best_first`, `members`, `probes` off, `quotient`,
+    /// `restarts`, `winnable_share`, `loans`) still apply to it, but its numbers stand (see
+    /// [`Solver::plan_for`]).
+    pub plan: Option<plan::Plan>,
     /// A flag another thread may raise to end the solve early: every phase looks at it where
     /// it looks at the clock (every few thousand nodes, a few milliseconds apart), and the
     /// solve ends as `unknown` with [`Limit::Stopped`], like a time budget that ran out. A
@@ -149,8 +154,8 @@ impl Default for Solver {
             limits: Limits::default(),
             pruning: Pruning::default(),
             restarts: true,
-            keep_proofs: Some(PROVE_FROM_NODES),
-            first_attempt: FIRST_ATTEMPT_NODES,
+            keep_proofs: Some(plan::PROVE_FROM_NODES),
+            first_attempt: plan::FIRST_ATTEMPT_NODES,
             shorten: true,
             quick: true,
             best_first: true,
@@ -158,7 +163,7 @@ impl Default for Solver {
             loans: true,
             winnable_share: true,
             salt: 0,
-            probes: Some(PROBE_NODES),
+            probes: Some(plan::PROBE_NODES),
             threads: 1,
             short: None,
             path_floor: PATH_MIN_BYTES,
@@ -167,12 +172,68 @@ impl Default for Solver {
             quotient_percent: None,
             layered: false,
             spill: None,
+            plan: None,
             stop: None,
         }
     }
 }
 
 impl Solver {
+    /// The plan a solve of `deal` runs: [`Solver::plan`] or the rules' own, with this
+    /// solver's switches applied. Without a plan of its own, the solver's numbers
+    /// (`first_attempt`, `keep_proofs`, `probes`) are the plan's; with one, the plan's
+    /// numbers stand and only the switches apply.
+    pub fn plan_for(&self, deal: &Deal) -> plan::Plan {
+        let mut p = match &self.plan {
+            Some(p) => p.clone(),
+            None => {
+                let mut p = plan::Plan::for_rules(&deal.rules);
+                p.attempts.first = Some(self.first_attempt.max(1));
+                p.attempts.keep_proofs_from = self.keep_proofs;
+                if let (Some(unit), Some(pr)) = (self.probes, p.probes.as_mut()) {
+                    pr.unit = unit.max(1);
+                }
+                p
+            }
+        };
+        if !self.quick {
+            p.quick = None;
+        }
+        if let Some(pf) = p.portfolio.as_mut() {
+            pf.members
+                .retain(|m| self.members.iter().any(|x| x == m.member));
+            if !self.winnable_share {
+                pf.winnable_share = None;
+            }
+            if !self.loans {
+                pf.loan_part = None;
+            }
+        }
+        if !self.best_first || p.portfolio.as_ref().is_some_and(|pf| pf.members.is_empty()) {
+            p.portfolio = None;
+        }
+        if p.portfolio.is_none() {
+            p.early_slice = None;
+        }
+        if self.probes.is_none() {
+            p.probes = None;
+        }
+        if !self.quotient {
+            p.quotient = None;
+        }
+        if !self.restarts {
+            p.attempts.first = None;
+        }
+        if p.attempts.first.is_none() {
+            // One attempt, nothing between.
+            p.portfolio = None;
+            p.early_slice = None;
+            p.quotient = None;
+            p.probes = None;
+        }
+        p
+    }
+
     /// Solves a validated deal.
     ///
     /// # Errors
@@ -255,9 +316,11 @@ impl Solver {
             .map(|_| search::Scratch::new(1 << 16))
             .collect();
         let table_bytes = solver.limits.memory_bytes;
+        let plan = solver.plan_for(deal);
         let mut ctx = Context::<4>::new(
             deal,
             &solver,
+            &plan,
             std::time::Instant::now(),
             table_bytes,
             solver.limits.memory_bytes / PATH_SHARE,

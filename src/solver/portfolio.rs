@@ -17,6 +17,7 @@
 
 use super::bestfirst::{Clock, Eval, Pass, PassLimits, Stop};
 use super::luby::luby;
+use super::plan::MemberPlan;
 use super::swarm::Swarm;
 use super::table::Table;
 use crate::deal::Deal;
@@ -130,69 +131,7 @@ impl Member {
         }
     }
 
-    /// The member's share of the portfolio's nodes, in parts of [`Member::SHARES`]: the
-    /// best-first member runs as long as it did alone before the portfolio (so a deal it wins
-    /// takes no more nodes than then), the swarm as long (its nodes cost less: no queue, no
-    /// parent links), each other member a quarter of that. With the swarm at a quarter,
-    /// `castle batch --max-nodes 2000000 -j 1` left sa 1..500 with 6 unknown in 44.9 M
-    /// nodes and bc 1..1000 2 in 43.6 M; at this share 5 in 44.2 M and 2 in 42.3 M.
-    /// The relocating members take four times the swarm's share (`relocate-swarm`) and as
-    /// much (`relocate`; `novelty`, which came later, as `relocate`): on the 21
-    /// streets-and-alleys tuning deals (see [`Member::Relocate`]) at 40 s each, every member
-    /// in every slice, the older members alone won 9; with the two at a quarter each, 10; at
-    /// 4 and 2 quarters, 12; at 8 and 4, 13. With the shared
-    /// record, on the 19 deals of `data/tuning/sa-unknown-at-10s.txt` at 40 s each
-    /// (`castle batch -v sa --seeds LIST -j 2 --max-seconds 40`), `relocate-swarm` at 8
-    /// won 6, at 16 won 8, at 32 won 5 (its wins at the edge come and go with what the
-    /// attempts have proved by then, which it skips).
-    ///
-    /// Every member runs in every slice, the first too. The relocating members used to wait
-    /// for the slice of the attempt of 20,000 nodes (5,000 positions) or, before that, of
-    /// 320,000 (some 1.5 million nodes into a solve), as their positions cost more; but the
-    /// deals that need them pay far more for the wait: a deal they win in their first slice
-    /// was decided only after the schedule had spent those nodes, and in a batch one past the
-    /// first pass's budget is solved again from the start. With `-j 1 --one-pass`
-    /// (same verdicts everywhere; docs/performance-log.md, "The relocating members from the
-    /// first slice"): bc 100,001..102,000 120.6 M nodes / 150 CPU s -> 96.7 M / 135 s (13
-    /// deals past a million nodes -> 10); 48 bc deals of the second pass of 1..100,000 108.7
-    /// M -> 79.9 M; sa 100,001..100,500 53.0 M / 50.4 s -> 40.4 M / 41.7 s; sa's 225 slowest
-    /// of 1..1,200 102.2 M -> 72.6 M; citadel 100,001..102,000 7.80 M / 8.0 s -> 3.88 M /
-    /// 4.4 s; fortress 0.40 M -> 0.44 M and castile 0.452 M -> 0.452 M (about 1 and 3 CPU s
-    /// both ways); courtyard 1..200 at 300,000 nodes the same 147 wins.
-    pub const fn share(self) -> u64 {
-        match self {
-            Member::Bound => 4,
-            Member::Swarm => 4,
-            Member::RelocateSwarm => 16,
-            Member::Relocate | Member::Novelty => 4,
-            _ => 1,
-        }
-    }
-
-    /// [`Member::share`] in a game with a stock or not: in one (courtyard) the members that
-    /// dig towards the next cards home (`dig`, `disorder`, `home`) take
-    /// [`STOCK_DIG_FACTOR`] times their share, the members that win most of its hard deals
-    /// (see the schedule's `BEST_FIRST_SHARE_STOCK`).
-    pub const fn share_in(self, stock: bool) -> u64 {
-        match self {
-            Member::Dig | Member::Disorder | Member::Home if stock => {
-                self.share() * STOCK_DIG_FACTOR
-            }
-            _ => self.share(),
-        }
-    }
-
-    /// The shortest run of a restarted member ([`Member::Restarts`], [`Member::Relocate`]);
-    /// 0 for the others.
-    pub const fn restart_nodes(self) -> u64 {
-        match self {
-            Member::Restarts => RESTART_NODES,
-            Member::Relocate => RELOCATE_RESTART_NODES,
-            _ => 0,
-        }
-    }
-
-    /// The parts the shares are counted in (see [`Member::share`]).
+    /// The parts the shares are counted in ([`super::plan::MemberPlan::share`]).
     pub const SHARES: u64 = 4;
 
     /// The member of this name (or of its short name without the `best-first` prefix).
@@ -268,6 +207,26 @@ impl Member {
     }
 }
 
+/// Written as its `--portfolio` name (a plan file names members so).
+impl serde::Serialize for Member {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Member, D::Error> {
+        let name = <String as serde::Deserialize>::deserialize(d)?;
+        Member::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = Member::ALL.iter().map(|m| m.name()).collect();
+            serde::de::Error::custom(format!(
+                "no portfolio member `{name}` (members: {})",
+                names.join(", ")
+            ))
+        })
+    }
+}
+
 /// The seed of the swarms' random orders at salt 0.
 const SWARM_SEED: u64 = 0x5EED;
 
@@ -311,6 +270,13 @@ impl Members {
     pub const DEFAULT: Members = Members::ALL;
     /// The best-first member alone (castle's search before the portfolio).
     pub const BOUND: Members = Members(1);
+
+    /// The members in the set, each with its default budget under `rules` (the plan's rows).
+    pub fn plans(self, rules: &crate::Rules) -> Vec<super::plan::MemberPlan> {
+        self.iter()
+            .map(|m| super::plan::MemberPlan::default_for(m, rules))
+            .collect()
+    }
 
     /// The members in the set, in turn order.
     pub fn iter(self) -> impl Iterator<Item = Member> {
@@ -393,6 +359,8 @@ enum Runner<'a, const W: usize> {
 struct Restarted<'a, const W: usize> {
     pass: Pass<'a, W>,
     member: Member,
+    /// Its shortest run.
+    unit: u64,
     deal: &'a Deal,
     /// The solve's salt (see [`salted`]).
     salt: u64,
@@ -403,14 +371,15 @@ struct Restarted<'a, const W: usize> {
 }
 
 impl<'a, const W: usize> Restarted<'a, W> {
-    fn new(deal: &'a Deal, prune: Pruning, member: Member, salt: u64) -> Self {
+    fn new(deal: &'a Deal, prune: Pruning, member: Member, unit: u64, salt: u64) -> Self {
         Restarted {
             pass: Pass::new(deal, prune, 50, usize::MAX).with_eval(member.salted_eval(deal, salt)),
             member,
+            unit,
             deal,
             salt,
             runs: 1,
-            left: member.restart_nodes(),
+            left: unit,
         }
     }
 
@@ -430,7 +399,7 @@ impl<'a, const W: usize> Restarted<'a, W> {
                     let mut eval = self.member.eval(self.deal);
                     eval.tie_seed = salted(self.runs, self.salt);
                     self.pass.restart(eval);
-                    self.left = self.member.restart_nodes() * luby(self.runs);
+                    self.left = self.unit * luby(self.runs);
                 }
                 Stop::Full | Stop::Budget => {}
             }
@@ -442,20 +411,24 @@ impl<'a, const W: usize> Restarted<'a, W> {
 }
 
 impl<'a, const W: usize> Runner<'a, W> {
-    fn new(deal: &'a Deal, prune: Pruning, m: Member, salt: u64) -> Self {
+    fn new(deal: &'a Deal, prune: Pruning, m: MemberPlan, salt: u64) -> Self {
         let seed = salted(SWARM_SEED, salt);
-        match m {
+        match m.member {
             Member::Swarm => Runner::Swarm(Box::new(Swarm::new(deal, prune, SWARM_SEARCHES, seed))),
             Member::RelocateSwarm => Runner::Swarm(Box::new(
                 Swarm::new(deal, prune, SWARM_SEARCHES, seed)
                     .relocating()
                     .sharing(),
             )),
-            Member::Restarts | Member::Relocate => {
-                Runner::Restarts(Box::new(Restarted::new(deal, prune, m, salt)))
-            }
-            _ => Runner::Pass(Box::new(
-                Pass::new(deal, prune, 50, usize::MAX).with_eval(m.salted_eval(deal, salt)),
+            Member::Restarts | Member::Relocate => Runner::Restarts(Box::new(Restarted::new(
+                deal,
+                prune,
+                m.member,
+                m.restart_nodes,
+                salt,
+            ))),
+            member => Runner::Pass(Box::new(
+                Pass::new(deal, prune, 50, usize::MAX).with_eval(member.salted_eval(deal, salt)),
             )),
         }
     }
@@ -538,10 +511,6 @@ impl<'a, const W: usize> Runner<'a, W> {
     }
 }
 
-/// How many times its share a digging member takes in a game with a stock
-/// ([`Member::share_in`]).
-pub const STOCK_DIG_FACTOR: u64 = 4;
-
 /// The members of one solve, each a search that runs a slice at a time.
 pub(super) struct Portfolio<'a, const W: usize> {
     seats: Vec<Seat<'a, W>>,
@@ -550,14 +519,14 @@ pub(super) struct Portfolio<'a, const W: usize> {
     pub(super) own: usize,
     /// Positions expanded by every member so far.
     pub(super) expanded: u64,
-    /// The deal has a stock (see [`Member::share_in`]).
-    stock: bool,
 }
 
 /// A member, its search, its room, and the bytes it holds past its share, borrowed from the
 /// table.
 struct Seat<'a, const W: usize> {
     member: Member,
+    /// Its share of a slice, in [`Member::SHARES`] parts of the unit.
+    nodes_share: u64,
     runner: Runner<'a, W>,
     /// Bytes it may take of its own.
     share: usize,
@@ -575,43 +544,47 @@ pub(super) struct Bytes {
 }
 
 impl<'a, const W: usize> Portfolio<'a, W> {
-    /// The members of `set` for `deal`, sharing `bytes` evenly; a member may hold at most
-    /// all of `bytes` with what it borrows. With `own` > 0 the relocating swarm (if in `set`)
-    /// has `own` bytes of its own instead, outside `bytes`, and may hold no more (see
-    /// `schedule::RELOCATE_SWARM_PART`); [`Portfolio::own`] says what was given so.
+    /// The members of the plan's `rows` for `deal`, sharing `bytes` evenly; a member may
+    /// hold at most all of `bytes` with what it borrows. With `own` > 0 the relocating swarm
+    /// (if a member) has `own` bytes of its own instead, outside `bytes`, and may hold no
+    /// more (see the plan's `swarm_part`); [`Portfolio::own`] says what was given so.
     pub(super) fn new(
         deal: &'a Deal,
         prune: Pruning,
-        set: Members,
+        rows: &[MemberPlan],
         bytes: usize,
         own: usize,
         salt: u64,
     ) -> Self {
         let apart = |m: Member| own > 0 && m == Member::RelocateSwarm;
-        let even = set.iter().filter(|&m| !apart(m)).count().max(1);
-        let seats: Vec<_> = set
+        let even = rows.iter().filter(|r| !apart(r.member)).count().max(1);
+        let seats: Vec<_> = rows
             .iter()
-            .map(|member| {
-                let (share, most) = if apart(member) {
+            .map(|&row| {
+                let (share, most) = if apart(row.member) {
                     (own, own)
                 } else {
                     (bytes / even, bytes)
                 };
                 Seat {
-                    member,
-                    runner: Runner::new(deal, prune, member, salt),
+                    member: row.member,
+                    nodes_share: row.share,
+                    runner: Runner::new(deal, prune, row, salt),
                     share,
                     most,
                     loan: 0,
                 }
             })
             .collect();
-        let own = if set.iter().any(apart) { own } else { 0 };
+        let own = if rows.iter().any(|r| apart(r.member)) {
+            own
+        } else {
+            0
+        };
         Portfolio {
             seats,
             own,
             expanded: 0,
-            stock: deal.rules.stock,
         }
     }
 
@@ -650,7 +623,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     pub(super) fn slice_nodes(&self, unit: u64) -> u64 {
         self.seats
             .iter()
-            .map(|s| unit * s.member.share_in(self.stock) / Member::SHARES)
+            .map(|s| unit * s.nodes_share / Member::SHARES)
             .sum()
     }
 
@@ -670,9 +643,8 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         lend: usize,
     ) -> (Turn, Bytes) {
         let total = self.slice_nodes(unit).max(1);
-        let stock = self.stock;
-        let nodes = |m: Member| {
-            let want = unit * m.share_in(stock) / Member::SHARES;
+        let nodes = |share: u64| {
+            let want = unit * share / Member::SHARES;
             let n = match cap {
                 Some(c) if c < total => {
                     (u128::from(want) * u128::from(c) / u128::from(total)) as u64
@@ -701,7 +673,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 use rayon::prelude::*;
                 self.seats
                     .par_iter_mut()
-                    .map(|s| match nodes(s.member) {
+                    .map(|s| match nodes(s.nodes_share) {
                         0 => Stop::Budget,
                         n => {
                             let l = limits(s);
@@ -713,7 +685,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             _ => {
                 let mut stops = Vec::with_capacity(self.seats.len());
                 for s in &mut self.seats {
-                    let stop = match nodes(s.member) {
+                    let stop = match nodes(s.nodes_share) {
                         0 => Stop::Budget,
                         n => {
                             let l = limits(s);
@@ -810,7 +782,8 @@ pub fn run_alone(
         nodes: u64,
         memory: usize,
     ) -> (Option<Vec<Move>>, u64) {
-        Runner::<W>::new(deal, Pruning::default(), member, 0).alone(nodes, memory, Clock::default())
+        let row = MemberPlan::default_for(member, &deal.rules);
+        Runner::<W>::new(deal, Pruning::default(), row, 0).alone(nodes, memory, Clock::default())
     }
     if crate::state::Position::new(deal).key_words() == 3 {
         go::<3>(deal, member, nodes, memory)
@@ -842,7 +815,7 @@ mod tests {
         let mut pf = Portfolio::<3>::new(
             &deal,
             Pruning::default(),
-            Members::ALL,
+            &Members::ALL.plans(&deal.rules),
             members * share,
             0,
             0,
@@ -911,7 +884,14 @@ mod tests {
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
         let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
         let share = 1 << 20;
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 3 * share, 0, 0);
+        let mut pf = Portfolio::<3>::new(
+            &deal,
+            Pruning::default(),
+            &set.plans(&deal.rules),
+            3 * share,
+            0,
+            0,
+        );
         let mut freed = 0;
         for _ in 0..8 {
             let (turn, bytes) = pf.run(400_000, None, Clock::default(), None, None, 0);
@@ -951,9 +931,23 @@ mod tests {
         let set = Members::parse("swarm,relocate-swarm,bound").unwrap();
         let (own, share) = (8 << 20, 4 << 20);
         let without = Members::parse("swarm,bound").unwrap();
-        let pf = Portfolio::<3>::new(&deal, Pruning::default(), without, 2 * share, own, 0);
+        let pf = Portfolio::<3>::new(
+            &deal,
+            Pruning::default(),
+            &without.plans(&deal.rules),
+            2 * share,
+            own,
+            0,
+        );
         assert_eq!(pf.own, 0, "a room given to no member");
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), set, 2 * share, own, 0);
+        let mut pf = Portfolio::<3>::new(
+            &deal,
+            Pruning::default(),
+            &set.plans(&deal.rules),
+            2 * share,
+            own,
+            0,
+        );
         assert_eq!(pf.own, own);
         let rooms: Vec<(Member, usize, usize)> = pf
             .seats
@@ -996,7 +990,14 @@ mod tests {
         use std::sync::atomic::AtomicBool;
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
         let deal = read_deal(text, "hard-unsolvable.fcs", ReadOptions::default()).unwrap();
-        let mut pf = Portfolio::<3>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0, 0);
+        let mut pf = Portfolio::<3>::new(
+            &deal,
+            Pruning::default(),
+            &Members::ALL.plans(&deal.rules),
+            64 << 20,
+            0,
+            0,
+        );
         let raised = AtomicBool::new(true);
         let clock = Clock {
             deadline: None,
@@ -1038,11 +1039,13 @@ mod tests {
             assert_eq!(Position::new(&deal).key_words(), 3);
             for m in Member::ALL {
                 let run = |salt| {
-                    Runner::<3>::new(&deal, Pruning::default(), m, salt).alone(
-                        100_000,
-                        64 << 20,
-                        Clock::default(),
+                    Runner::<3>::new(
+                        &deal,
+                        Pruning::default(),
+                        super::super::plan::MemberPlan::default_for(m, &deal.rules),
+                        salt,
                     )
+                    .alone(100_000, 64 << 20, Clock::default())
                 };
                 let (a, b) = (run(0), run(1));
                 for line in [&a.0, &b.0].into_iter().flatten() {
@@ -1072,17 +1075,18 @@ mod tests {
     /// only those members run longer.
     #[test]
     fn a_stock_game_gives_the_digging_members_four_times_their_share() {
-        use super::STOCK_DIG_FACTOR;
+        use super::super::plan::{Plan, STOCK_DIG_FACTOR};
         use crate::deal::Deal;
         use crate::rules::Variant;
         let unit = 4_000;
         let slice = |v: Variant| {
             let deal = Deal::from_seed(v.rules(), 1);
-            let pf = Portfolio::<4>::new(&deal, Pruning::default(), Members::ALL, 64 << 20, 0, 0);
+            let rows = Plan::for_rules(&deal.rules).portfolio.unwrap().members;
+            let pf = Portfolio::<4>::new(&deal, Pruning::default(), &rows, 64 << 20, 0, 0);
             let per: Vec<u64> = pf
                 .seats
                 .iter()
-                .map(|s| unit * s.member.share_in(pf.stock) / Member::SHARES)
+                .map(|s| unit * s.nodes_share / Member::SHARES)
                 .collect();
             (pf.slice_nodes(unit), per)
         };

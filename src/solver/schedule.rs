@@ -1,12 +1,14 @@
-//! The attempt scheduler: how one solve spends its budgets. A quick phase, the portfolio's
-//! first slice, the quotient's first run, then restarted depth-first attempts with doubling
-//! node budgets, and between the long ones probes (short attempts on a small table of their
-//! own, cut by Luby's sequence), slices of the portfolio ([`super::portfolio`]) and the
-//! quotient's later runs. Every tuning constant of the schedule lives here,
-//! each with the measurements that chose it; so does the split of `--memory` between the
-//! table, the search paths, the caches, the probes, the best-first pass and the relocating swarm.
+//! The attempt scheduler: the interpreter of a solve's [`Plan`]. A quick phase, the
+//! portfolio's first slice, the quotient's first run, then restarted depth-first attempts
+//! with doubling node budgets, and between the long ones the plan's phases in its order:
+//! slices of the portfolio ([`super::portfolio`]), the quotient's later runs, and probes
+//! (short attempts on a small table of their own, cut by Luby's sequence). The plan holds
+//! the budgets and shares (their measurements are in docs/performance-log.md, "The
+//! schedule's constants"); here is the split of `--memory` between the table, the search
+//! paths, the caches, the probes, the portfolio and the relocating swarm.
 
 use super::bestfirst::Clock;
+use super::plan::{Between, Plan, QuotientPlan};
 use super::portfolio::{Portfolio, Turn};
 use super::quotient::{QuotientLimit, QuotientOptions, QuotientVerdict};
 use super::{
@@ -14,15 +16,11 @@ use super::{
 };
 use crate::deal::Deal;
 use crate::moves::Move;
-use crate::rules::Variant;
 use crate::state::Position;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// Node budget of the first attempt when restarts are on.
-pub const FIRST_ATTEMPT_NODES: u64 = 20_000;
 
 impl Solver {
     /// The schedule, with the quotient on a thread of its own when the solve has threads to
@@ -32,13 +30,14 @@ impl Solver {
         deal: &Deal,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
-        if self.threads >= 2
-            && self.quotient
-            && self.restarts
-            && self.limits.max_nodes.is_none()
-            && quotient::applies(deal)
-        {
-            self.attempts_beside_quotient::<W>(deal, progress)
+        let plan = self.plan_for(deal);
+        if let (true, Some(q), None, true) = (
+            self.threads >= 2,
+            plan.quotient,
+            self.limits.max_nodes,
+            quotient::applies(deal),
+        ) {
+            self.attempts_beside_quotient::<W>(deal, &plan, q, progress)
         } else {
             self.schedule::<W>(deal, progress, None)
         }
@@ -53,6 +52,7 @@ impl Solver {
         beside: Option<&AtomicBool>,
     ) -> Result<Outcome, SolveError> {
         let t0 = std::time::Instant::now();
+        let plan = self.plan_for(deal);
         let threads = self.threads.max(1);
         // The recent-key caches take at most an eighth of the budget (in fact a few hundred
         // KiB), the best-first phase at most an eighth, the table and the search paths the
@@ -62,31 +62,26 @@ impl Solver {
             .map(|_| search::Scratch::new(memory / 8 / threads))
             .collect();
         let caches: usize = scratches.iter().map(|s| s.cache_bytes()).sum();
-        let (bf_share, bf_part) = portfolio_split(deal.rules.stock);
-        let looks_winnable_share =
-            winnable_share(deal.rules.variant).filter(|_| self.winnable_share);
-        let bf_bytes = if self.best_first && self.restarts {
-            memory / bf_part
-        } else {
-            0
-        };
-        // The relocating swarm's room of its own (see `RELOCATE_SWARM_PART`), if it runs.
-        let own = relocate_swarm_part(deal.rules.stock).map_or(0, |part| memory / part);
-        let mut portfolio = (bf_bytes > 0 && self.members.0 != 0).then(|| {
-            Portfolio::<W>::new(deal, self.pruning, self.members, bf_bytes, own, self.salt)
+        let pf_plan = plan.portfolio.as_ref();
+        let bf_share = pf_plan.map_or(1, |pf| pf.share);
+        let looks_winnable_share = pf_plan.and_then(|pf| pf.winnable_share);
+        let loan_part = pf_plan.and_then(|pf| pf.loan_part);
+        let bf_bytes = pf_plan.map_or(0, |pf| memory / pf.memory_part);
+        // The relocating swarm's room of its own, if it runs.
+        let own = pf_plan
+            .and_then(|pf| pf.swarm_part)
+            .map_or(0, |part| memory / part);
+        let mut portfolio = pf_plan.filter(|_| bf_bytes > 0).map(|pf| {
+            Portfolio::<W>::new(deal, self.pruning, &pf.members, bf_bytes, own, self.salt)
         });
         let portfolio_bytes = bf_bytes + portfolio.as_ref().map_or(0, |pf| pf.own);
         let clock = self.clock(t0);
         // The probes' table: a probe stores at most as many states as its nodes, some 30 bytes
         // each, and the longest probes replace entries past the cap.
-        let probe_bytes = if self.restarts && self.probes.is_some() {
-            (memory / 32).min(PROBE_TABLE_BYTES)
-        } else {
-            0
-        };
+        let probe_bytes = plan.probes.map_or(0, |p| (memory / 32).min(p.table_bytes));
         // Made when the first long attempt is cut: most deals never need them, and their
         // table and caches are not allocated for those.
-        let probe_unit = self.probes.filter(|_| probe_bytes > 0);
+        let probe_plan = plan.probes.filter(|_| probe_bytes > 0);
         let mut probes: Option<Probes<W>> = None;
         // What the search paths may take past their tables' budgets (see `path_slack`) is
         // counted in `--memory` too: it comes out of the main table's share.
@@ -101,6 +96,7 @@ impl Solver {
         let mut ctx = Context::new(
             deal,
             self,
+            &plan,
             t0,
             table_bytes,
             memory / PATH_SHARE,
@@ -111,14 +107,9 @@ impl Solver {
         // the layered search takes the deal on (see `Solver::spill`).
         ctx.stop_when_full = self.spill.is_some() && !self.layered && super::layered::applies(deal);
         let mut attempts = 0u32;
-        if self.quick {
+        if let Some(quick) = plan.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
             // finds none, whatever the reason, the complete search below decides.
-            let quick = if deal.rules.stock {
-                QUICK_NODES_STOCK
-            } else {
-                QUICK_NODES
-            };
             let budget = match self.limits.max_nodes {
                 Some(m) => m.min(quick),
                 None => quick,
@@ -133,9 +124,9 @@ impl Solver {
                     return Ok(ctx.outcome(Err(Some(l)), attempts, None));
                 }
                 (None, Some(Limit::Nodes)) => {
-                    // Not decided at once: the portfolio's first slice (see `EARLY_SLICE`).
-                    if let Some(pf) = portfolio.as_mut() {
-                        let out = portfolio_slice(pf, EARLY_SLICE, &mut ctx, clock, attempts);
+                    // Not decided at once: the portfolio's first slice.
+                    if let (Some(pf), Some(slice)) = (portfolio.as_mut(), plan.early_slice) {
+                        let out = portfolio_slice(pf, loan_part, slice, &mut ctx, clock, attempts);
                         if let Some(out) = out {
                             return Ok(out);
                         }
@@ -147,8 +138,7 @@ impl Solver {
         // The quotient phase: its first run now, the later ones as the attempts earn them
         // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
         let reserved = caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
-        let mut quotient =
-            (self.quotient && self.restarts).then(|| QuotientSchedule::new(deal.rules.variant));
+        let mut quotient = plan.quotient.map(QuotientSchedule::new);
         if let Some(out) =
             quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
         {
@@ -156,9 +146,10 @@ impl Solver {
         }
         let mut k = 0u32;
         loop {
-            let mut budget = self
-                .restarts
-                .then(|| self.first_attempt.max(1).saturating_mul(1 << k.min(40)));
+            let mut budget = plan
+                .attempts
+                .first
+                .map(|first| first.saturating_mul(1 << k.min(40)));
             let global_left = self.limits.max_nodes.map(|m| m.saturating_sub(ctx.done));
             let global_binds = match (budget, global_left) {
                 (_, None) => false,
@@ -174,35 +165,63 @@ impl Solver {
                 // A slice of the portfolio: the best-first member a quarter of the attempt's
                 // nodes (a half with a stock, all of them once an sa deal looks winnable; see
                 // `winnable_share`), each other member its share of that.
-                if let (Some(pf), Some(b)) = (portfolio.as_mut(), budget) {
-                    let branched = quotient.as_ref().is_some_and(|q| q.branched)
-                        || beside.is_some_and(|b| b.load(Ordering::Relaxed));
-                    let share = looks_winnable_share
-                        .filter(|_| branched)
-                        .unwrap_or(bf_share);
-                    let unit = (b / share).max(1);
-                    if let Some(out) = portfolio_slice(pf, unit, &mut ctx, clock, attempts) {
-                        return Ok(out);
-                    }
-                    if pf.is_done() {
-                        portfolio = None;
-                    }
-                }
-                if let (Some(q), Some(b)) = (quotient.as_mut(), budget) {
-                    q.earn(b, ctx.done.saturating_sub(ctx.spent.quotient));
-                    if let Some(out) =
-                        quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
-                    {
-                        return out;
-                    }
-                }
-                if let (Some(unit), Some(b)) = (probe_unit, budget) {
-                    let p = probes.get_or_insert_with(|| {
-                        Probes::new(deal, self, t0, probe_bytes, probe_slack, threads, unit)
-                    });
-                    p.earn(b, deal.rules.stock);
-                    if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
-                        return Ok(out);
+                for &phase in &plan.between {
+                    let Some(b) = budget else { break };
+                    match phase {
+                        Between::Portfolio => {
+                            let Some(pf) = portfolio.as_mut() else {
+                                continue;
+                            };
+                            let branched = quotient.as_ref().is_some_and(|q| q.branched)
+                                || beside.is_some_and(|b| b.load(Ordering::Relaxed));
+                            let share = looks_winnable_share
+                                .filter(|_| branched)
+                                .unwrap_or(bf_share);
+                            let unit = (b / share).max(1);
+                            if let Some(out) =
+                                portfolio_slice(pf, loan_part, unit, &mut ctx, clock, attempts)
+                            {
+                                return Ok(out);
+                            }
+                            if pf.is_done() {
+                                portfolio = None;
+                            }
+                        }
+                        Between::Quotient => {
+                            let Some(q) = quotient.as_mut() else {
+                                continue;
+                            };
+                            q.earn(b, ctx.done.saturating_sub(ctx.spent.quotient));
+                            if let Some(out) = quotient_step(
+                                &mut quotient,
+                                &mut ctx,
+                                reserved,
+                                &mut portfolio,
+                                attempts,
+                            ) {
+                                return out;
+                            }
+                        }
+                        Between::Probes => {
+                            let Some(pp) = probe_plan else {
+                                continue;
+                            };
+                            let p = probes.get_or_insert_with(|| {
+                                Probes::new(
+                                    deal,
+                                    self,
+                                    &plan,
+                                    t0,
+                                    probe_bytes,
+                                    probe_slack,
+                                    threads,
+                                )
+                            });
+                            p.earn(b, pp.share);
+                            if let Some(out) = p.run(&mut ctx, &mut attempts, progress) {
+                                return Ok(out);
+                            }
+                        }
                     }
                 }
                 k += 1;
@@ -229,13 +248,15 @@ impl Solver {
     fn attempts_beside_quotient<const W: usize>(
         &self,
         deal: &Deal,
+        plan: &Plan,
+        q_plan: QuotientPlan,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Outcome, SolveError> {
         let t0 = Instant::now();
         let memory = self.limits.memory_bytes;
         let q_bytes = match self.quotient_percent {
             Some(p) => (memory as u128 * u128::from(p.clamp(1, 90)) / 100) as usize,
-            None => memory / QUOTIENT_THREAD_PART,
+            None => memory / q_plan.thread_part,
         };
         // Raised by the quotient when it decides (the schedule stops), or by the watcher when
         // the caller raises the solve's own flag.
@@ -256,11 +277,11 @@ impl Solver {
         let deadline = self.limits.deadline(t0);
         // Once the quotient is out of room its thread runs a relocating swarm of its own
         // there, if the solve's portfolio has that member (see `BESIDE_SWARM_SEED`).
-        let swarm = self.best_first
-            && self
-                .members
+        let swarm = plan.portfolio.as_ref().is_some_and(|pf| {
+            pf.members
                 .iter()
-                .any(|m| m == super::portfolio::Member::RelocateSwarm);
+                .any(|m| m.member == super::portfolio::Member::RelocateSwarm)
+        });
         let (out, beside) = std::thread::scope(|s| {
             let quotient = s.spawn(|| {
                 let clock = Clock {
@@ -269,6 +290,7 @@ impl Solver {
                 };
                 let b = beside_thread::<W>(
                     deal,
+                    q_plan,
                     self.pruning,
                     q_bytes,
                     clock,
@@ -359,11 +381,12 @@ impl Solver {
 /// last step and the nodes of all the runs.
 fn quotient_alone(
     deal: &Deal,
+    plan: QuotientPlan,
     bytes: usize,
     clock: Clock<'_>,
     branched: &AtomicBool,
 ) -> (QuotientStep, u64) {
-    let mut q = QuotientSchedule::new(deal.rules.variant);
+    let mut q = QuotientSchedule::new(plan);
     let mut done = 0u64;
     loop {
         // Credit for exactly the next run, so that the flag goes up after the run that meets
@@ -395,8 +418,10 @@ struct Beside {
 /// deadline or stop) and `swarm` is set, a relocating swarm of its own in the quotient's
 /// `bytes` for the rest of the solve ([`super::portfolio::swarm_alone`], random orders drawn
 /// from [`BESIDE_SWARM_SEED`]).
+#[allow(clippy::too_many_arguments)]
 fn beside_thread<const W: usize>(
     deal: &Deal,
+    plan: QuotientPlan,
     prune: crate::state::Pruning,
     bytes: usize,
     clock: Clock<'_>,
@@ -404,7 +429,7 @@ fn beside_thread<const W: usize>(
     swarm: bool,
     salt: u64,
 ) -> Beside {
-    let (step, quotient_nodes) = quotient_alone(deal, bytes, clock, branched);
+    let (step, quotient_nodes) = quotient_alone(deal, plan, bytes, clock, branched);
     let (swarm_win, swarm_nodes) = if swarm && matches!(step, QuotientStep::Continue) {
         let seed = super::portfolio::salted(BESIDE_SWARM_SEED, salt);
         super::portfolio::swarm_alone::<W>(deal, prune, seed, bytes, clock)
@@ -426,6 +451,7 @@ fn beside_thread<const W: usize>(
 /// table.
 fn portfolio_slice<const W: usize>(
     pf: &mut Portfolio<'_, W>,
+    loan_part: Option<usize>,
     unit: u64,
     ctx: &mut Context<'_, W>,
     clock: Clock<'_>,
@@ -440,16 +466,12 @@ fn portfolio_slice<const W: usize>(
         // `--max-nodes` is spent (a member always expands at least one position).
         return None;
     }
-    // The table takes back its loans once it is short of room (see `LOAN_PART`).
+    // The table takes back its loans once it is short of room.
     if ctx.table.take_refused() {
         let freed = pf.recall();
         ctx.table.grant(freed);
     }
-    let lend = if ctx.solver.loans {
-        ctx.table.room() / LOAN_PART
-    } else {
-        0
-    };
+    let lend = loan_part.map_or(0, |part| ctx.table.room() / part);
     let before = pf.expanded;
     let (turn, bytes) = pf.run(unit, cap, clock, ctx.pool.as_ref(), Some(&ctx.table), lend);
     ctx.done += pf.expanded - before;
@@ -498,268 +520,6 @@ fn path_slack(floor: usize, threads: usize, memory: usize) -> usize {
 /// frame and its share of the line, not its untried moves as well.
 pub const PATH_WINDOW: usize = 1024;
 
-/// Attempts with at least this node budget keep proofs for the next ones (the default of
-/// [`Solver::keep_proofs`]). The bookkeeping costs time on every node, and a small attempt's
-/// proofs save the next attempts little: with it from the first attempt on, bc 1..200 took
-/// 13.8 M nodes instead of 14.6 M but 27% longer (side by side, one core each), while the hard
-/// lost deal of `data/bench` went from 33.6 M nodes to 16.2 M. Re-measured with the
-/// compact open set (`solver/open.rs`), builds differing only in this constant run one after
-/// the other on one core (`castle bench --variant bc`, then `castle solve --deal
-/// data/bench/hard-unsolvable.fcs`):
-///
-/// | threshold | bc 1..200 | hard lost deal |
-/// | --- | --- | --- |
-/// | 1.28 M | 14,603,311 nodes, 14.73 s | 16,423,249 nodes, 35.8 s |
-/// | 320,000 | 14,283,934 nodes, 15.90 s | 16,244,500 nodes, 40.5 s |
-/// | 0 | 13,768,105 nodes, 16.39 s | 16,220,223 nodes, 39.8 s |
-///
-/// Earlier proofs still cost more time than the nodes they save.
-pub const PROVE_FROM_NODES: u64 = 1_280_000;
-
-/// Node budget of the quick phase, and in a game with a stock (courtyard). The quick phase
-/// plays every card that fits home at once, a greedy line that wins many deals within a few
-/// hundred nodes; where it does not, the portfolio's first slice ([`EARLY_SLICE`]) comes
-/// next. Measured with the early slice, `castle batch -j 1` summing the CSV's nodes (times
-/// vary 10-25% on this machine), one build reading both constants from the environment:
-///
-/// | quick phase | bc 1..200 | sa 1..100 | citadel 1..200 | bc 1..200 pysol | courtyard 201..400, 300,000 nodes |
-/// | --- | --- | --- | --- | --- | --- |
-/// | 50,000, no early slice (before) | 11,410 k, 9.13 s | 5,627 k | 1,759 k, 0.83 s | 6,852 k | 22,091 k, 49 unknown |
-/// | 50,000 | 10,375 k | 5,116 k | 1,215 k | 5,300 k | 19,361 k, 47 unknown |
-/// | 20,000 | 9,049 k | 4,698 k | 653 k | 4,260 k | 17,847 k, 49 unknown |
-/// | 5,000 | 8,376 k | 4,349 k | 289 k | 3,456 k | 17,028 k, 50 unknown |
-/// | 1,000 | 8,181 k, 8.04 s | 4,272 k | 184 k, 0.24 s | 3,291 k | 16,762 k, 50 unknown |
-///
-/// Courtyard's quick phase wins deals the other searches do not find soon (201..400: 260, 357
-/// and 371 in 34,208, 40,304 and 6,904 nodes, `unknown` at 300,000 with the quick phase cut
-/// to 1,000), so a game with a stock keeps 50,000; the others take 1,000.
-const QUICK_NODES: u64 = 1_000;
-/// Node budget of the quick phase in a game with a stock (see [`QUICK_NODES`]).
-const QUICK_NODES_STOCK: u64 = 50_000;
-
-/// The portfolio's first slice, right after a quick phase that ran out of nodes: its
-/// best-first member expands this many positions, the others their share (about 10,000
-/// nodes in all). Before, the portfolio's first slice came after the quick phase, the
-/// quotient's first run and the first depth-first attempt (some 90,000 nodes), and the many
-/// deals it wins in a few thousand nodes waited for them. Measured as in [`QUICK_NODES`],
-/// with a quick phase of 5,000 (bc 1..200 and citadel 1..200 nodes): a slice of 3,000, 8,352 k
-/// and 285 k; 4,000, 8,376 k and 289 k; 6,000, 8,297 k and 309 k (and 2,000 after a quick
-/// phase of 10,000: 8,682 k and 434 k).
-const EARLY_SLICE: u64 = 4_000;
-
-/// The best-first phase gets a slice of `1 / BEST_FIRST_SHARE` of each depth-first attempt's
-/// node budget. Its nodes cost more than the depth-first search's (it keeps every position it
-/// reaches in a map and a heap), so on a deal the depth-first search decides it adds time,
-/// until it reaches its memory cap; on winnable deals where the depth-first order goes astray
-/// it can find the win far sooner (docs/design.md: sa deal 384 in 5.8 s, against no win in 60 s
-/// without the phase).
-///
-/// It was 16 while the long attempts were also what proved most big lost deals; once the
-/// quotient takes those early ([`QUOTIENT_SHARE_UNBRANCHED`]), the attempts mostly look for
-/// wins, and the portfolio finds them for fewer nodes. Measured on the deals of
-/// beleaguered-castle 1..2000 that took more than 30,000 nodes (166 deals, `castle batch
-/// --seeds LIST --one-pass -j 1`, one build reading the shares from the environment, with the
-/// quotient's shares of this build; the same verdicts in every row):
-///
-/// | best-first share | probe share | nodes | CPU s |
-/// | --- | --- | --- | --- |
-/// | 16 | 8 | 53.6 M | 54.0 |
-/// | 16 | 4 | 53.0 M | 53.3 |
-/// | 16 | 2 | 52.8 M | 50.2 |
-/// | 16 | 1 | 56.5 M | 47.2 |
-/// | 8 | 2 | 50.8 M | 47.5 |
-/// | **4** | **2** | 45.3 M | 45.0 |
-/// | 4 | 1 | 47.1 M | 50.6 |
-/// | 2 | 2 | 43.4 M | 48.2 |
-/// | 2 | 4 | 43.2 M | 46.3 |
-///
-/// (CPU seconds on a machine shared with other jobs: differences under 10% are noise.)
-const BEST_FIRST_SHARE: u64 = 4;
-
-/// [`BEST_FIRST_SHARE`] in a game with a stock (courtyard): half of each attempt, and the
-/// members that dig (`dig`, `disorder`, `home`) four times their share there
-/// ([`super::portfolio::Member::share_in`]), with a quarter of `--memory`
-/// ([`BEST_FIRST_PART_STOCK`]). The depth-first attempts prove no courtyard deal lost (its
-/// positions multiply with each card dealt), and the digging members alone win deals they
-/// leave `unknown`: of the 17 deals of 1..100 that the whole schedule left `unknown` at 120 s
-/// each (`castle batch -v courtyard --seeds LIST -j 2 --max-seconds 120`), `dig` alone wins 5
-/// in 0.4 to 6 million positions, `home` 3 and `disorder` 2, 9 deals in all
-/// (`examples/portfolio.rs --variant courtyard --stdin --nodes 10000000`), where the
-/// schedule gave each a sixty-fourth of each attempt's nodes. Courtyard deals left `unknown`
-/// at 10 million nodes a deal (`castle batch -v courtyard --seeds 1..100 -j 2 --max-nodes
-/// 10000000`, and 101..300), one build reading the three constants from the environment:
-///
-/// | share here / members' factor / memory part | 1..100 | 101..300 |
-/// | --- | --- | --- |
-/// | 16 / 1 / 8 (before) | 20 | 28 |
-/// | 4 / 4 / 8 | 16 | 25 |
-/// | 2 / 2 / 2 | 18 | 25 |
-/// | 2 / 4 / 2 | 14 | 23 |
-/// | **2 / 4 / 4** | 14 | 23 |
-/// | 1 / 4 / 2 | 17 | |
-/// | 2 / 8 / 2 | 17 | |
-///
-/// The deals the change loses (94 and 257 of the 300) are won by the depth-first attempts
-/// in 6.8 and 6.6 million nodes; it adds 13.
-const BEST_FIRST_SHARE_STOCK: u64 = 2;
-
-/// The portfolio's slice once the deal looks winnable (a quotient run met a branch win; see
-/// [`QUOTIENT_SHARE`]): its best-first member gets `1 / share` of each attempt's nodes, in the
-/// variants where that was measured to pay; `None` keeps [`BEST_FIRST_SHARE`].
-///
-/// In streets-and-alleys the deals that need many nodes are nearly all winnable (PySolFC's
-/// 1..32,000 left 39 for a batch's last pass; the first 25 it decided were all won), and the
-/// members won most of those (20 of the 25, the depth-first attempts 3, probes 2): with a slice
-/// as large as the attempt, 40 winnable deals the batch's second pass had decided took 158.8 M
-/// nodes where they took 227.6 M, and the 10 lost ones were untouched (35.7 M either way: the
-/// quotient proves them before any branch win). beleaguered-castle's second-pass deals won a
-/// little less with it (54.1 M -> 56.2 M nodes, its members' positions costing more), so it
-/// keeps its share there, as do the variants not measured. (`castle batch -v V --seeds LIST
-/// --one-pass -j 1 --max-nodes 30000000 --memory 2048`, a build reading the share from the
-/// environment; the lists `data/tuning/sa-pysol-pass2-a.txt`, drawn from that batch's second
-/// pass, and `bc-pass2.txt`, from the bc 1..100,000 table's.) A second sa sample
-/// (`sa-pysol-pass2-b.txt`) gained far less, 250.1 M -> 244.4 M nodes in all, one deal won
-/// before left `unknown` at the cap; deal by deal the two agree in direction (37 took fewer
-/// nodes, 12 more) with heavy-tailed sizes (docs/performance-log.md). A share of 2 took the
-/// sa deals to 183.1 M; switching only after a branch win at the widest window never switched
-/// within 30 M nodes. Shares change when a member runs, never what it may conclude: members
-/// only report wins, which are replayed.
-const fn winnable_share(variant: Variant) -> Option<u64> {
-    match variant {
-        Variant::StreetsAndAlleys => Some(1),
-        _ => None,
-    }
-}
-
-/// The best-first phase may use `1 / BEST_FIRST_PART` of `--memory` (512 MiB by default:
-/// some 6.7 million positions at the 80 bytes allowed for each); when it fills up, it stops,
-/// and the depth-first search goes on alone with those bytes added to its table
-/// ([`table::Table::grant`]). Its slices are a sixteenth of the depth-first attempts' node
-/// budgets, so only a deal that runs long meets the cap. The cap was 64 MiB: bc 6378 and 6626
-/// stayed `unknown` after 25 minutes, and with this share the phase wins them in 29 s and
-/// 74 s (fc-solve's default search also wins both; see `docs/performance-log.md`). The
-/// hard lost deal of `data/bench`, which the phase cannot win, took as long with it as
-/// without (idle, alternating: 26.9 and 25.2 s against 26.6 and 26.2 s with the 64 MiB cap).
-const BEST_FIRST_PART: usize = 8;
-
-/// [`BEST_FIRST_PART`] in a game with a stock: the portfolio runs half as many nodes as
-/// the attempts there (see [`BEST_FIRST_SHARE_STOCK`]), and a quarter of `--memory` did as
-/// well as a half on courtyard 1..300 (37 `unknown` each at 10 million nodes a deal).
-const BEST_FIRST_PART_STOCK: usize = 4;
-
-/// The relocating swarm ([`super::portfolio::Member::RelocateSwarm`]) has `1 / RELOCATE_SWARM_PART` of
-/// `--memory` of its own, taken from the table's share, and holds no more (it borrows
-/// nothing); the other members share `1 / BEST_FIRST_PART` and borrow what the table leaves
-/// idle. Of the 13 deals the tables' last passes had left `unknown` (each after 47 to 85
-/// minutes of the schedule with 8 GiB), the swarm alone from the deal wins 7 within 4 GiB,
-/// in 11 to 45 million positions (`examples/portfolio.rs --members relocate-swarm --mib
-/// 4096`): it wins the hardest deals when it can hold its record, and it could not. With an
-/// even tenth of the portfolio's eighth and loans from a table that takes back the room as
-/// the attempts grow, on bc 37417 (alone: 44.5 million positions) it filled and started
-/// afresh at 29.1 million positions (let borrow up to half of `--memory`, there too, and
-/// again 13.7 million later). With a quarter of its own the
-/// schedule wins 37417 in 134.8 million nodes, 225 CPU s (`castle solve -v bc -s 37417 -j 1
-/// --memory 8192`). On 18 deals the tables' last passes had decided (bc, PySolFC's bc and
-/// sa, `castle batch ... --one-pass -j 1 --memory 8192`) every verdict stays and the whole
-/// takes 735.6 M nodes against 727.7 M (1,189 CPU s against 1,207): the swarm wins those
-/// before it fills; the smaller table cost a lost deal's quotient proof 6% (PySolFC's bc
-/// 2072), and nothing on 15995 (docs/performance-log.md, "The relocating swarm's own
-/// room"). Never changes a verdict: the members only report wins, which are replayed.
-const RELOCATE_SWARM_PART: usize = 4;
-
-/// [`RELOCATE_SWARM_PART`] where it applies: not in a game with a stock (courtyard, whose
-/// hard deals the digging members win; not measured there).
-const fn relocate_swarm_part(stock: bool) -> Option<usize> {
-    if stock {
-        None
-    } else {
-        Some(RELOCATE_SWARM_PART)
-    }
-}
-
-/// The portfolio's slice of each attempt (its best-first member's nodes are the attempt's
-/// budget divided by the first) and its part of `--memory` (divided by the second), in a game
-/// with a stock or not.
-const fn portfolio_split(stock: bool) -> (u64, usize) {
-    if stock {
-        (BEST_FIRST_SHARE_STOCK, BEST_FIRST_PART_STOCK)
-    } else {
-        (BEST_FIRST_SHARE, BEST_FIRST_PART)
-    }
-}
-
-/// Each slice of the portfolio, its members that keep every position they reach may borrow
-/// `1 / LOAN_PART` of the room the table has not taken yet (split evenly among them, each
-/// holding at most the portfolio's whole part, `1 / BEST_FIRST_PART` of `--memory`). The
-/// table grows as the attempts do, so for most of a solve much of its budget lies idle, while
-/// a member's share of the portfolio's part (a ninth of an eighth) fills within seconds:
-/// streets-and-alleys 3886 is won by the best-first member with 4096 MiB and not with 2048
-/// (each `-j 2` batch worker's half of the default), though the table never held 1 GiB in
-/// either run. The loans come back when the owner needs them: once the table is refused a
-/// growth (it starts replacing entries), or a quotient run runs out of room, every member
-/// holding a loan stops and its bytes go back to the table (the quotient's run starts
-/// again). Loans never change a verdict: the members only report wins, which are replayed.
-pub const LOAN_PART: usize = 2;
-
-/// Nodes of the shortest probe. Depth-first search time on winnable deals is heavy-tailed
-/// (see [`Solver::solve_with_progress`]), and the doubling attempts soon run for millions of
-/// nodes in one order each: a deal whose wins that order misses waits for the next attempt,
-/// twice as long. Probes keep drawing new orders: after each long attempt, an eighth of its
-/// nodes goes to probes, each a depth-first attempt from the deal with a new move order and
-/// a small table of its own (the long attempts' table and proofs are left alone), cut at
-/// this many nodes times the next term of Luby's sequence (1, 1, 2, 1, 1, 2, 4, ...), the
-/// restart schedule that is within a log factor of the best fixed cut-off for any
-/// distribution of run times. A probe is exact like any attempt: its win is replayed, and a
-/// probe that ends within its budget has searched everything.
-///
-/// Measured with all phases on, a cap of 20 million nodes and 1 GiB per deal, one core
-/// (the other one busy), by a program calling the library with builds differing only in the
-/// probes (the rows "none" and "Luby, 2,000" are node for node what `castle batch` gives
-/// with and without `--no-probes`; docs/design.md has those runs):
-///
-/// | probes | bc 1..1000 | sa 1..500 |
-/// | --- | --- | --- |
-/// | none | 100.5 M nodes, 62.1 s | 198.1 M nodes, 180.3 s, 4 unknown |
-/// | 100,000 each | 102.2 M, 64.5 s | |
-/// | 10,000 each | 90.5 M, 50.5 s | |
-/// | 2,000 each | 83.6 M, 47.5 s | |
-/// | Luby, 10,000 | 92.5 M, 49.6 s | |
-/// | Luby, 2,000 | 83.5 M, 43.8 s | 160.8 M, 137.6 s, 4 unknown (one more won) |
-///
-/// (bc: 695 won and one unknown in every row.) Larger probes suit some deals better: bc
-/// 3041 stayed `unknown` after 25 minutes of doubling attempts, and a build whose probes
-/// all had 100,000 nodes won it in 115 s, while with Luby probes it was still `unknown` at
-/// 300 s from 2,000 and at 600 s from 100,000 (`--probe-nodes` sets the unit).
-pub const PROBE_NODES: u64 = 2_000;
-
-/// The probes get `1 / PROBE_SHARE` of each long attempt's node budget (see [`PROBE_NODES`]).
-///
-/// Other shares, measured as in [`PROBE_NODES`] (a build reading the share from the
-/// environment, not kept; one core, the other running a long solve):
-///
-/// | share | bc 1..1000 (twice) | sa 1..500 |
-/// | --- | --- | --- |
-/// | 1/8 | 83.5 M nodes, 49.0 and 48.2 s | 160.8 M, 138.6 s |
-/// | 1/4 | 83.5 M, 46.4 and 46.0 s | 158.4 M, 135.4 s |
-/// | 1/2 | 85.1 M, 44.4 and 46.7 s | 162.2 M, 125.7 s |
-///
-/// (the same 695 won and 1 unknown in bc, 258 won and 4 unknown in sa, in every row). A
-/// larger share costs as many nodes and less time here (a probe's nodes seem cheaper, its
-/// table being small; not measured apart), but where only a long attempt can decide, on a big
-/// lost deal, the probes are pure cost: an eighth more nodes at 1/8, half as many again at
-/// 1/2. So 1/8 stayed, until the quotient took the big lost deals early
-/// ([`QUOTIENT_SHARE_UNBRANCHED`]): since then the long attempts mostly look for wins, and
-/// 1/2 costs fewer nodes and less time (the table at [`BEST_FIRST_SHARE`]). A game with a
-/// stock keeps 1/8 ([`PROBE_SHARE_STOCK`]).
-const PROBE_SHARE: u64 = 2;
-
-/// [`PROBE_SHARE`] in a game with a stock (courtyard), as it was measured for it.
-const PROBE_SHARE_STOCK: u64 = 8;
-
-/// Most bytes of the probes' table (a thirty-second of `--memory` when that is less). A
-/// probe that outgrows it replaces entries, like any full table.
-const PROBE_TABLE_BYTES: usize = 32 << 20;
-
 /// Jitter of the first probe's move order, far from the long attempts' (their number).
 const PROBE_JITTER: u64 = 1 << 32;
 
@@ -780,12 +540,13 @@ impl<'a, const W: usize> Probes<'a, W> {
     fn new(
         deal: &'a Deal,
         solver: &'a Solver,
+        plan: &Plan,
         t0: std::time::Instant,
         bytes: usize,
         slack: usize,
         threads: usize,
-        unit: u64,
     ) -> Self {
+        let unit = plan.probes.map_or(1, |p| p.unit);
         let scratches: Vec<search::Scratch<W>> = (0..threads)
             .map(|_| search::Scratch::new(bytes / 8 / threads))
             .collect();
@@ -795,6 +556,7 @@ impl<'a, const W: usize> Probes<'a, W> {
             ctx: Context::new(
                 deal,
                 solver,
+                plan,
                 t0,
                 table,
                 bytes / PATH_SHARE,
@@ -807,14 +569,9 @@ impl<'a, const W: usize> Probes<'a, W> {
         }
     }
 
-    /// Credits the probes with their share of a long attempt's `budget`.
-    fn earn(&mut self, budget: u64, stock: bool) {
-        let share = if stock {
-            PROBE_SHARE_STOCK
-        } else {
-            PROBE_SHARE
-        };
-        self.credit += budget / share;
+    /// Credits the probes with `1 / share` of a long attempt's `budget`.
+    fn earn(&mut self, budget: u64, share: u64) {
+        self.credit += budget / share.max(1);
     }
 
     /// Runs the probes the credit pays for, each counted in `main`'s nodes and `attempts`;
@@ -948,85 +705,6 @@ fn quotient_step<const W: usize>(
     }
 }
 
-/// Node budget of the quotient's first run, right after the quick phase. With the dealt
-/// refinement at `k = 2` the quotient proves every lost deal of beleaguered-castle 1..200
-/// within 7,745 nodes (31,875 in all) and 45 of the 46 lost deals of streets-and-alleys 1..100
-/// within 20,000 (the last takes 46,877); on a winnable deal it stops at a branch win or this
-/// budget, whichever comes first (`cargo run --release --example quotient -- --seeds 1..200
-/// -k 2`; the same with `--variant streets-and-alleys --seeds 1..100`). It was 20,000; with
-/// [`QUOTIENT_SHARE_UNBRANCHED`], 50,000 took the 166 deals of bc 1..2000 that need more than
-/// 30,000 nodes from 57.9 M nodes to 53.6 M (30,000: 53.6 M; 100,000: 50.6 M, with the other
-/// shares of this build: no better).
-pub const QUOTIENT_FIRST_NODES: u64 = 50_000;
-
-/// The quotient's first run in streets-and-alleys (see [`quotient_first_nodes`]).
-pub const QUOTIENT_FIRST_NODES_SA: u64 = 300_000;
-
-/// Node budget of the quotient's first run: [`QUOTIENT_FIRST_NODES`], but
-/// [`QUOTIENT_FIRST_NODES_SA`] in streets-and-alleys. There the quotient's first false line
-/// is often far from the start (sa 99776's first run stores 1.2 M positions) and its last
-/// real position is often won ([`solve_prefix`]): the deals of the tail that phase `quotient`
-/// wins spend most of their nodes in the portfolio before the quotient has earned the runs
-/// that reach it (sa 100921: 2.8 M portfolio nodes of 3.6 M, the quotient's 0.46 M).
-/// Measured with a build reading the budget from the environment, the same won and lost
-/// counts in every run:
-/// the sa throughput sample (`castle bench --throughput -v sa`, deals 100,001..102,000) 81.0 M
-/// nodes and 91.2 CPU s with 50,000, 62.9 M and 75.8 s with 300,000, 59.0 M and 76.7 s with a
-/// million, 61.8 M and 84.1 s with two million; a second sample (`castle batch -v sa --seeds
-/// 200001..202000 -j 2 -q`, the rows' `cpu_ms`) 81.1 M and 100.0 s with 50,000, 63.4 M and
-/// 78.9 s with 300,000, 59.9 M and 85.9 s with a million. beleaguered-castle's sample went the
-/// other way with a million (135.9 M -> 102.2 M nodes but 177.6 -> 197.2 CPU s: its quotient
-/// nodes cost more than the portfolio's), so the other variants keep 50,000. The budget
-/// only moves when the quotient runs, never what a run may conclude.
-const fn quotient_first_nodes(variant: Variant) -> u64 {
-    match variant {
-        Variant::StreetsAndAlleys => QUOTIENT_FIRST_NODES_SA,
-        _ => QUOTIENT_FIRST_NODES,
-    }
-}
-
-/// Once a run has met a branch win (the deal looks winnable: a won abstract position is
-/// reachable), the quotient earns `1 / QUOTIENT_SHARE` of the nodes every other phase
-/// (attempts, portfolio, probes) spends, and runs when it has earned its next budget; a run
-/// is charged the nodes it used. Its runs then refine (each false win keeps one more card),
-/// and on the deals the schedule left `unknown` they decide where nothing else does: sa
-/// 62407, `unknown` after 300 s with a quarter of each attempt's budget (1.7 to 5 M quotient
-/// nodes of 60 M, the portfolio spending most), is proved lost by the quotient in 60.8 CPU s,
-/// and sa 12699 (`unknown` after 240 s) is won by a refined run's line in 204 CPU s
-/// (`castle solve -v sa -s N --max-seconds 240 --memory 8192 --format json`). The cost on
-/// deals decided without it, the same verdicts: the 50 sa deals of
-/// `data/tuning/sa-pysol-pass2-a.txt` 198.4 M nodes -> 211.4 M (251.8 -> 260.8 CPU s), the
-/// 48 of `data/tuning/bc-pass2.txt` 79.6 M -> 83.2 M (`castle batch ... --one-pass
-/// --max-nodes 30000000 -j 1`), no deal moving by two million nodes. Before refining, a
-/// quarter of each attempt's budget (on a winnable deal at most this share of the exact
-/// search's nodes).
-pub const QUOTIENT_SHARE: u64 = 4;
-
-/// Until a run meets a branch win, the quotient earns `QUOTIENT_SHARE_UNBRANCHED` times each
-/// long attempt's budget: a deal whose abstract space shows no win within its first runs looks
-/// lost, and a lost deal is decided by the quotient (bc 1..2000: 619 of the 622 lost deals),
-/// whose nodes are cheap beside the attempts' (bc 1770 is proved by one run of 395,004 nodes in
-/// 0.33 s, while the schedule, the quotient earning a quarter of the attempts, took 9.3 s to
-/// get there). A winnable deal without a branch win pays the extra runs (at most twice the
-/// attempts' nodes) until a branch win or a win ends them.
-///
-/// Measured on the 166 deals of bc 1..2000 that took more than 30,000 nodes (the table at
-/// [`BEST_FIRST_SHARE`]; one build reading the shares from the environment, the probes and
-/// portfolio as before this change, the same verdicts in every row): the lost-looking share
-/// 1/4 (as winnable ones, before) 70.0 M nodes, 79.3 CPU s; 1: 57.9 M, 60.1 s; **2**: 57.0 M,
-/// 57.9 s; 8: 61.0 M, 62.3 s. All of bc 1..2000: 75.7 M nodes and 79.4 s before, 56.5 M and
-/// 57.9 s with this share, the first run of 50,000, probes at 1/2 and the portfolio at 1/8.
-pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
-
-/// With two threads or more and no node budget, the quotient runs on a thread of its own
-/// beside the schedule ([`Solver::attempts_beside_quotient`]) and holds at most
-/// `1 / QUOTIENT_THREAD_PART` of `--memory`, the schedule the rest. The refining runs that
-/// decide the tables' last deals hold a few hundred MiB (sa 12699, 64445, 65335), while the
-/// portfolio's members need the schedule's room: sa 61393 (won by best-first) took 66.4 s
-/// with a quarter, 100.3 s with a half (`castle solve -v sa -s 61393 -j 2 --memory 8192`;
-/// design.md, "The quotient beside the schedule").
-pub const QUOTIENT_THREAD_PART: usize = 4;
-
 /// The seed of the random orders of the relocating swarm that the quotient's thread beside
 /// the schedule runs once the quotient is out of room ([`beside_thread`]); the portfolio's
 /// own relocating swarm draws from another seed, so the two walk different lines. Without
@@ -1038,37 +716,13 @@ pub const QUOTIENT_THREAD_PART: usize = 4;
 /// is the member that won most of the tail's deals.
 pub const BESIDE_SWARM_SEED: u64 = 0xB351_DE5E_ED00;
 
-/// The window of every run. A false branch win makes the next run keep one more card with
-/// its suit ([`QuotientOptions::kept`], see [`QuotientSchedule::run`]); the window widens
-/// (up to [`QUOTIENT_MAX_K`]) only if a false win named no card to keep, which cannot happen.
-pub const QUOTIENT_FIRST_K: u8 = 2;
-
-/// The fallback's widest window, before [`QUOTIENT_EXACT_K`] (see [`QUOTIENT_FIRST_K`]: the
-/// schedule widened its window one card at a time before it kept cards; every window gives
-/// the exact search's verdict-bearing positions more room, and at this size the quotient is
-/// rarely smaller than the exact search). After a branch win there the runs go on at
-/// [`QUOTIENT_EXACT_K`].
-pub const QUOTIENT_MAX_K: u8 = 5;
-
-/// The fallback's window after a branch win at [`QUOTIENT_MAX_K`]: every card not home is
-/// fixed, so nothing branches and the run is an exact search of its own (the dealt
-/// refinement's positions, piles sorted, one depth-first search in the order its moves are
-/// generated, never restarted). Its `Lost` is a proof as at any window, and its win is a
-/// win: with no branch, every foundation move of the line moves the real card, so
-/// [`quotient::concrete_line`] replays it (and the solve's checker replays it again). It
-/// orders moves unlike the depth-first attempts, which is why it is here: on the 16
-/// streets-and-alleys deals of 1..10000 left `unknown` at 40 s it wins 4 alone (330 and 9048,
-/// which no run had won before, in 41 and 45 s; 782 in 0.3 s; 5054 in 33 s), where the
-/// schedule without these runs had won none in 40 s (`cargo run --release --example quotient -- --variant sa --seed
-/// N -k 13 --max-seconds 240 --max-mib 9000`; the other 12 ran out of room at 74 to 115
-/// million positions).
-pub const QUOTIENT_EXACT_K: u8 = 13;
-
 /// The quotient as a phase of [`super::Solver`]'s schedule (with [`super::Solver::quotient`]
 /// on): budgeted runs of [`quotient::search`] between the exact search's attempts. Only its `Lost` is
 /// used (a proof, see the module docs); a branch win or a budget ends the run and the exact
 /// search goes on. Each run starts afresh and frees its tables when it ends.
 pub(super) struct QuotientSchedule {
+    /// The plan's budgets, shares and windows.
+    plan: QuotientPlan,
     /// Window of the next run.
     k: u8,
     /// Node budget of the next run.
@@ -1088,31 +742,7 @@ pub(super) struct QuotientSchedule {
     proved: quotient::Proved,
     /// Bytes of the table's budget lent to `proved` between runs ([`quotient_step`]).
     lent: usize,
-    /// Most nodes of the exact search from a false line's last real position
-    /// ([`solve_prefix`]; 0: none).
-    prefix_nodes: u64,
 }
-
-/// Most nodes of the exact search from the real position a false branch win reaches before
-/// its first wrong branch ([`solve_prefix`]); each such search gets the nodes of the run
-/// that found the line, at least [`PREFIX_MIN_NODES`], at most this. On the four
-/// streets-and-alleys deals the tables had left `unknown` after every other phase had spent
-/// hours on them (castle's 73106, 73630 and 99776, PySolFC's 20372), the first or second
-/// false line's position was won within 97,391 nodes, and the rest of the ones met before
-/// those were lost within 311 (`cargo run --release --example quotient -- --variant sa
-/// --seed N -k 2 --refine 30 --refine-step 1 --proved --repeat --probe 2000000`).
-pub const PREFIX_NODES: u64 = 1_000_000;
-
-/// Least nodes of the search from a false line's last real position (see [`PREFIX_NODES`]).
-pub const PREFIX_MIN_NODES: u64 = 20_000;
-
-/// Room the search from a false line's last real position may hold, at most (and at most
-/// half of what the quotient's runs may hold, less the proofs kept between them): a million
-/// nodes store a few hundred thousand positions.
-const PREFIX_MAX_BYTES: usize = 64 << 20;
-
-/// Below this room the search from a false line's position is not run.
-const PREFIX_MIN_BYTES: usize = 1 << 20;
 
 /// The exact search from the real position a false branch `line` reaches before its first
 /// wrong branch ([`quotient::concrete_prefix`]): the line's moves up to there are legal on
@@ -1131,11 +761,12 @@ fn solve_prefix(
     line: &[quotient::AbstractMove],
     nodes: u64,
     bytes: usize,
+    (min_bytes, max_bytes): (usize, usize),
     max_seconds: Option<f64>,
 ) -> (Option<Vec<Move>>, u64) {
-    let room = (bytes / 2).min(PREFIX_MAX_BYTES);
+    let room = (bytes / 2).min(max_bytes);
     let (mut prefix, at) = quotient::concrete_prefix(deal, line);
-    if prefix.is_empty() || room < PREFIX_MIN_BYTES {
+    if prefix.is_empty() || room < min_bytes {
         // The deal itself (the schedule is searching it already), or no room.
         return (None, 0);
     }
@@ -1182,10 +813,11 @@ pub(super) enum QuotientStep {
 
 impl QuotientSchedule {
     /// A schedule whose first run can start at once.
-    pub(super) fn new(variant: Variant) -> Self {
-        let first = quotient_first_nodes(variant);
+    pub(super) fn new(plan: QuotientPlan) -> Self {
+        let first = plan.first_nodes;
         QuotientSchedule {
-            k: QUOTIENT_FIRST_K,
+            plan,
+            k: plan.first_k,
             budget: first,
             credit: first,
             off: false,
@@ -1194,7 +826,6 @@ impl QuotientSchedule {
             others: 0,
             proved: quotient::Proved::new(),
             lent: 0,
-            prefix_nodes: PREFIX_NODES,
         }
     }
 
@@ -1206,9 +837,9 @@ impl QuotientSchedule {
         let fresh = others.saturating_sub(self.others);
         self.others = others;
         let share = if self.branched {
-            fresh / QUOTIENT_SHARE
+            fresh / self.plan.share
         } else {
-            budget.saturating_mul(QUOTIENT_SHARE_UNBRANCHED)
+            budget.saturating_mul(self.plan.share_unbranched)
         };
         self.credit = self.credit.saturating_add(share);
     }
@@ -1294,8 +925,9 @@ impl QuotientSchedule {
                     }
                     // Within the solve's node budget, like the run.
                     let prefix_nodes = self
+                        .plan
                         .prefix_nodes
-                        .min(r.nodes.max(PREFIX_MIN_NODES))
+                        .min(r.nodes.max(self.plan.prefix_min_nodes))
                         .min(nodes_left.map_or(u64::MAX, |l| l.saturating_sub(*done)));
                     if prefix_nodes > 0 {
                         let (line, used) = solve_prefix(
@@ -1304,6 +936,7 @@ impl QuotientSchedule {
                             prefix_nodes,
                             // The run's tables are gone; the proofs it kept stay.
                             bytes.saturating_sub(self.proved.bytes()),
+                            (self.plan.prefix_min_bytes, self.plan.prefix_max_bytes),
                             max_seconds,
                         );
                         *done = done.saturating_add(used);
@@ -1318,13 +951,13 @@ impl QuotientSchedule {
                     // and the space grows by one card's suit, not a window's four.
                     if let Some(kept) = quotient::next_kept(deal, &r.line, self.kept) {
                         self.kept = kept;
-                    } else if self.k < QUOTIENT_MAX_K {
+                    } else if self.k < self.plan.max_k {
                         // No card to keep: a line that fails on the deal sends home a card
                         // under a suit it lacks, and a kept card is never branched, so this
                         // does not happen; a wider window, as before refining, if it did.
                         self.k += 1;
-                    } else if self.k < QUOTIENT_EXACT_K {
-                        self.k = QUOTIENT_EXACT_K;
+                    } else if self.k < self.plan.exact_k {
+                        self.k = self.plan.exact_k;
                     } else {
                         // Unreachable: nothing branches at the exact window.
                         self.off = true;
@@ -1372,15 +1005,20 @@ pub(super) struct Context<'a, const W: usize> {
     spent: Spent,
     /// See [`search::Run::stop_when_full`]: set on the main table's context only.
     pub(super) stop_when_full: bool,
+    /// Attempts with at least this budget keep proofs (the plan's; `None` without
+    /// restarts).
+    keep_proofs_from: Option<u64>,
 }
 
 impl<'a, const W: usize> Context<'a, W> {
     /// The shared state of a solve: a table of `table_bytes` that leaves the search paths
     /// `path_bytes` (their share of `--memory`), one scratch per thread, and a pool for more
     /// than one.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         deal: &'a Deal,
         solver: &'a Solver,
+        plan: &Plan,
         t0: std::time::Instant,
         table_bytes: usize,
         path_bytes: usize,
@@ -1409,6 +1047,7 @@ impl<'a, const W: usize> Context<'a, W> {
             proofs: false,
             spent: Spent::default(),
             stop_when_full: false,
+            keep_proofs_from: plan.attempts.first.and(plan.attempts.keep_proofs_from),
         }
     }
 
@@ -1439,8 +1078,7 @@ impl<'a, const W: usize> Context<'a, W> {
         // Proofs are for later attempts: only restarts have any, and only big attempts pay
         // for their bookkeeping (see `PROVE_FROM_NODES`).
         run.prove = !greedy
-            && self.solver.restarts
-            && matches!((self.solver.keep_proofs, budget), (Some(from), Some(b)) if b >= from);
+            && matches!((self.keep_proofs_from, budget), (Some(from), Some(b)) if b >= from);
         self.proofs = run.prove;
         match &self.pool {
             None => {
@@ -1519,7 +1157,13 @@ impl<'a, const W: usize> Context<'a, W> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Clock, QuotientSchedule, QuotientStep, QUOTIENT_FIRST_K};
+    use super::{Clock, QuotientSchedule, QuotientStep};
+    use crate::solver::plan::{Plan, QuotientPlan, PREFIX_NODES, QUOTIENT_FIRST_K};
+
+    /// The quotient's rows of the plan a deal gets by default.
+    fn qplan(deal: &Deal) -> QuotientPlan {
+        Plan::for_rules(&deal.rules).quotient.unwrap()
+    }
 
     /// A quotient run that meets a broken invariant ends the solve as an error, never as
     /// `unsolvable`: the deal (streets-and-alleys 1 with the ace of clubs on top of a pile) is
@@ -1552,8 +1196,10 @@ mod tests {
         first_false: bool,
         max_nodes: u64,
     ) -> (QuotientStep, QuotientSchedule) {
-        let mut q = QuotientSchedule::new(deal.rules.variant);
-        q.prefix_nodes = prefix_nodes;
+        let mut q = QuotientSchedule::new(QuotientPlan {
+            prefix_nodes,
+            ..qplan(deal)
+        });
         let mut done = 0u64;
         loop {
             q.credit = q.budget;
@@ -1575,7 +1221,7 @@ mod tests {
     #[test]
     fn a_false_lines_real_position_is_searched_for_a_win() {
         let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 99776);
-        match refine(&deal, super::PREFIX_NODES, true, u64::MAX).0 {
+        match refine(&deal, PREFIX_NODES, true, u64::MAX).0 {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win from the first false line's position"),
         }
@@ -1602,7 +1248,7 @@ mod tests {
                     QuotientStep::Lost { .. } => Some(false),
                     _ => None,
                 };
-                let on = verdict(&refine(&deal, super::PREFIX_NODES, false, 3_000_000).0);
+                let on = verdict(&refine(&deal, PREFIX_NODES, false, 3_000_000).0);
                 let off = verdict(&refine(&deal, 0, false, 3_000_000).0);
                 match (on, off) {
                     (Some(a), Some(b)) => {
@@ -1629,7 +1275,8 @@ mod tests {
         use std::sync::atomic::{AtomicBool, Ordering};
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
         let branched = AtomicBool::new(false);
-        let (step, nodes) = quotient_alone(&deal, 1 << 28, Clock::default(), &branched);
+        let (step, nodes) =
+            quotient_alone(&deal, qplan(&deal), 1 << 28, Clock::default(), &branched);
         match step {
             QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
             _ => panic!("no win"),
@@ -1639,7 +1286,8 @@ mod tests {
 
         let lost = crate::solver::quotient::tests::ace_on_top();
         let branched = AtomicBool::new(false);
-        let (step, nodes) = quotient_alone(&lost, 1 << 28, Clock::default(), &branched);
+        let (step, nodes) =
+            quotient_alone(&lost, qplan(&lost), 1 << 28, Clock::default(), &branched);
         assert!(matches!(step, QuotientStep::Lost { .. }), "not proved lost");
         assert!(!branched.load(Ordering::Relaxed));
         assert!(nodes > 0);
@@ -1649,7 +1297,8 @@ mod tests {
             deadline: None,
             stop: Some(&up),
         };
-        let (step, _) = quotient_alone(&deal, 1 << 28, clock, &AtomicBool::new(false));
+        let (step, _) =
+            quotient_alone(&deal, qplan(&deal), 1 << 28, clock, &AtomicBool::new(false));
         assert!(matches!(step, QuotientStep::Deadline), "not stopped");
     }
 
@@ -1668,7 +1317,16 @@ mod tests {
         assert_eq!(crate::state::Position::new(&deal).key_words(), 3);
         let no = AtomicBool::new(false);
         let half_a_mib = |deal: &Deal, clock, swarm| {
-            beside_thread::<3>(deal, Pruning::default(), 1 << 19, clock, &no, swarm, 0)
+            beside_thread::<3>(
+                deal,
+                qplan(deal),
+                Pruning::default(),
+                1 << 19,
+                clock,
+                &no,
+                swarm,
+                0,
+            )
         };
         let b = half_a_mib(&deal, Clock::default(), true);
         assert!(
@@ -1682,6 +1340,7 @@ mod tests {
         // Another salt draws another swarm: its own win, which replays too.
         let salted = beside_thread::<3>(
             &deal,
+            qplan(&deal),
             Pruning::default(),
             1 << 19,
             Clock::default(),
@@ -1745,7 +1404,7 @@ mod tests {
         }
         deal.validate().unwrap();
         let mut done = 0;
-        match QuotientSchedule::new(deal.rules.variant).run(
+        match QuotientSchedule::new(qplan(&deal)).run(
             &deal,
             &mut done,
             None,
@@ -1772,28 +1431,16 @@ mod tests {
             deadline: None,
             stop: Some(&raised),
         };
-        let step = QuotientSchedule::new(deal.rules.variant).run(
-            &deal,
-            &mut done,
-            None,
-            1 << 28,
-            up,
-            false,
-        );
+        let step =
+            QuotientSchedule::new(qplan(&deal)).run(&deal, &mut done, None, 1 << 28, up, false);
         assert!(matches!(step, QuotientStep::Deadline));
         let lowered = AtomicBool::new(false);
         let down = Clock {
             deadline: None,
             stop: Some(&lowered),
         };
-        let step = QuotientSchedule::new(deal.rules.variant).run(
-            &deal,
-            &mut done,
-            None,
-            1 << 28,
-            down,
-            false,
-        );
+        let step =
+            QuotientSchedule::new(qplan(&deal)).run(&deal, &mut done, None, 1 << 28, down, false);
         assert!(!matches!(step, QuotientStep::Deadline));
     }
 
@@ -1808,8 +1455,8 @@ mod tests {
     #[test]
     fn false_branch_wins_keep_cards_until_a_line_wins_on_the_deal() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
-        let mut q = QuotientSchedule::new(deal.rules.variant);
-        q.prefix_nodes = 0;
+        let mut q = QuotientSchedule::new(qplan(&deal));
+        q.plan.prefix_nodes = 0;
         q.credit = u64::MAX / 2;
         let mut done = 0;
         match q.run(&deal, &mut done, None, 1 << 28, Clock::default(), false) {
@@ -1830,7 +1477,7 @@ mod tests {
         let text = include_str!("../../data/bench/hard-unsolvable.fcs");
         let deal =
             crate::formats::read_deal(text, "hard-unsolvable.fcs", Default::default()).unwrap();
-        let mut q = QuotientSchedule::new(deal.rules.variant);
+        let mut q = QuotientSchedule::new(qplan(&deal));
         let (credit, budget) = (q.credit, q.budget);
         let mut done = 0;
         assert!(matches!(

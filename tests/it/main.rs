@@ -19,6 +19,7 @@ mod everyday;
 mod fuzz;
 mod kill;
 mod layered;
+mod plan;
 mod play;
 mod quotient;
 mod readme;
