@@ -77,11 +77,11 @@ pub struct Solver {
     pub members: portfolio::Members,
     /// The portfolio's members that keep every position they reach may borrow the room the
     /// table has not taken yet, and give it back when the table or the quotient needs it
-    /// (see `schedule::LOAN_PART`). Never changes a verdict: the members only report wins.
+    /// (see `plan::LOAN_PART`). Never changes a verdict: the members only report wins.
     pub loans: bool,
     /// Once the deal looks winnable (a quotient run met a branch win), give the portfolio a
     /// larger slice of each attempt in the variants where that was measured to pay
-    /// (`schedule::winnable_share`). Never changes a verdict: the members only report wins.
+    /// (`plan::PortfolioPlan::winnable_share`). Never changes a verdict: the members only report wins.
     pub winnable_share: bool,
     /// Varies the random draws of the searches that only look for wins: the portfolio's
     /// swarms and members and the swarm beside the schedule (see [`portfolio::salted`]). 0 (the
@@ -117,7 +117,7 @@ pub struct Solver {
     /// changes a verdict; it can only prove a loss sooner.
     pub quotient: bool,
     /// Percent of the memory budget the quotient holds on its thread beside the schedule
-    /// (two threads or more; `None`: `1 / schedule::QUOTIENT_THREAD_PART`). The refining runs
+    /// (two threads or more; `None`: `1 / plan::QUOTIENT_THREAD_PART`). The refining runs
     /// that decide the hardest streets-and-alleys deals can need more than that.
     pub quotient_percent: Option<u8>,
     /// Run the layered search ([`layered`]) instead of the schedule, where the rules allow

@@ -10,7 +10,7 @@
 //! the schedule ([`super::schedule`]) gives the portfolio a slice of each long attempt's
 //! nodes, which the members share in turn, and a share of `--memory`, split evenly among
 //! them; the members that keep every position they reach also borrow the room the table has
-//! not taken yet (see `schedule::LOAN_PART`), and give it back, stopping, when the table or
+//! not taken yet (see `plan::LOAN_PART`), and give it back, stopping, when the table or
 //! the quotient needs it. A member that fills what it may hold stops and gives its bytes
 //! to the table. With more
 //! than one thread the members of a slice run at once, one per thread.

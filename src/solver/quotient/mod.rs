@@ -147,7 +147,7 @@
 //!
 //! A false line is still worth something: its moves up to its first wrong branch are legal
 //! on the deal ([`concrete_prefix`] plays them), so they reach a real position, from which
-//! the schedule's exact search may find a win of the deal (`schedule::solve_prefix`).
+//! the schedule's exact search may find a win of the deal (`schedule::quotient_phase::solve_prefix`).
 //!
 //! # Proofs that outlive a run ([`search_proved`])
 //! A refining run searches again, with one more card kept, what the run before it searched,
