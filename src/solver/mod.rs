@@ -25,6 +25,7 @@ mod bestfirst;
 pub mod certify;
 pub mod layered;
 mod luby;
+pub mod member;
 mod open;
 pub mod plan;
 pub mod portfolio;

@@ -12,7 +12,7 @@
 //! Each default names the section of docs/performance-log.md ("The schedule's constants")
 //! that holds the measurements it was chosen from.
 
-use super::portfolio::{Member, Members};
+use super::member::{Member, Members, RELOCATE_RESTART_NODES, RESTART_NODES};
 use crate::rules::{Rules, Variant};
 use serde::{Deserialize, Serialize};
 
@@ -216,10 +216,19 @@ impl Member {
     /// Its default shortest run, for a restarted member ("RESTART_NODES").
     pub const fn default_restart_nodes(self) -> u64 {
         match self {
-            Member::Restarts => super::portfolio::RESTART_NODES,
-            Member::Relocate => super::portfolio::RELOCATE_RESTART_NODES,
+            Member::Restarts => RESTART_NODES,
+            Member::Relocate => RELOCATE_RESTART_NODES,
             _ => 0,
         }
+    }
+}
+
+impl Members {
+    /// The members in the set, each with its default budget under `rules` (the plan's rows).
+    pub fn plans(self, rules: &crate::Rules) -> Vec<MemberPlan> {
+        self.iter()
+            .map(|m| MemberPlan::default_for(m, rules))
+            .collect()
     }
 }
 
