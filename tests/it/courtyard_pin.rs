@@ -15,7 +15,7 @@ use castle::{Deal, Limits, Pruning, Solver, Variant, Verdict};
 use rand::{Rng, SeedableRng};
 
 /// The exact layered search's verdict within `nodes` (None: undecided).
-fn exact(deal: &Deal, nodes: u64) -> Option<bool> {
+pub(crate) fn exact(deal: &Deal, nodes: u64) -> Option<bool> {
     let limits = Limits {
         max_nodes: Some(nodes),
         ..Limits::default()
@@ -33,7 +33,10 @@ fn exact(deal: &Deal, nodes: u64) -> Option<bool> {
 
 /// Positions `left` moves before the end of a win of each deal of `seeds`, after `random`
 /// random legal moves (dealing half the time), as deals.
-fn late_positions(seeds: std::ops::RangeInclusive<u64>, lefts: &[usize]) -> Vec<(String, Deal)> {
+pub(crate) fn late_positions(
+    seeds: std::ops::RangeInclusive<u64>,
+    lefts: &[usize],
+) -> Vec<(String, Deal)> {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(49);
     let solver = Solver {
         limits: Limits {

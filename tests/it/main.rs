@@ -14,6 +14,7 @@ mod batch;
 mod certificate;
 mod cli;
 mod courtyard_pin;
+mod courtyard_sat;
 mod crosscheck;
 mod everyday;
 mod fuzz;
