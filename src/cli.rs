@@ -774,9 +774,7 @@ pub fn read_input(path: &Path) -> Result<(String, String), castle::Error> {
     Ok((text, origin))
 }
 
-/// The longest time budget taken as one: 100 years (a longer one, up to infinity, means no
-/// budget; `Instant` plus a larger duration can overflow).
-pub const FOREVER_SECONDS: f64 = 100.0 * 365.25 * 86_400.0;
+pub use castle::defaults::FOREVER_SECONDS;
 
 /// Checks a flag of seconds: a positive number (NaN, zero and negatives refused); infinity and
 /// anything above [`FOREVER_SECONDS`] come back as `None`, no limit.
@@ -896,9 +894,7 @@ impl DealSource {
     }
 }
 
-/// Positions the short-solution search of a plain `castle solve` may expand: about 0.1 s.
-/// `castle solve --seed 42` goes from 129 moves to 72 with it.
-pub const DEFAULT_SHORT_NODES: u64 = 20_000;
+pub use castle::defaults::SHORT_NODES as DEFAULT_SHORT_NODES;
 
 impl SolveArgs {
     /// The solver: the budgets, with `--threads`; the short-solution search with a small
@@ -999,7 +995,7 @@ fn parse_pass_nodes(s: &str) -> Result<Vec<u64>, InputError> {
 }
 
 /// The most threads of `batch` (`--threads`), as for `solve` and `bench`.
-pub const MAX_THREADS: i64 = 256;
+pub const MAX_THREADS: i64 = castle::defaults::MAX_THREADS as i64;
 
 impl BatchArgs {
     /// `--format jsonl` writes to standard output; a `--csv` file is always CSV.

@@ -125,6 +125,7 @@ pub mod certificate;
 pub mod check;
 pub mod critical;
 pub mod deal;
+pub mod defaults;
 pub mod error;
 pub mod formats;
 pub mod html;

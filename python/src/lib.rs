@@ -45,22 +45,10 @@ pyo3::create_exception!(
 /// How often a waiting call runs Python's signal handlers.
 const POLL: Duration = Duration::from_millis(50);
 
-/// Positions the short-solution search of a plain solve may expand, as `castle solve` without
-/// `--short` (the CLI's `DEFAULT_SHORT_NODES`).
-const SHORT_NODES_DEFAULT: u64 = 20_000;
-
-/// Positions the short-solution search may expand with `short=True`, as `castle solve --short`
-/// (the CLI's `--short-nodes` default).
-const SHORT_NODES_LONG: u64 = 1_000_000;
-
-/// The largest `memory_mib`, as the CLI's `--memory`: 1 PiB.
-const MAX_MEMORY_MIB: u64 = 1 << 30;
-
-/// The most threads, as the CLI's `--threads`.
-const MAX_THREADS: u64 = 256;
-
-/// The longest time budget taken as one (the CLI's: 100 years; more means none).
-const FOREVER_SECONDS: f64 = 100.0 * 365.25 * 86_400.0;
+// The defaults and bounds the command line has too, from the one place they are defined.
+use castle::defaults::{FOREVER_SECONDS, SHORT_NODES as SHORT_NODES_DEFAULT, SHORT_NODES_LONG};
+const MAX_MEMORY_MIB: u64 = castle::defaults::MAX_MEMORY_MIB as u64;
+const MAX_THREADS: u64 = castle::defaults::MAX_THREADS as u64;
 
 /// An `InputError` with `msg`, every long word cut as the castle command cuts them (no
 /// message echoes a megabyte of bad input).
@@ -758,7 +746,7 @@ impl SolveResult {
 ///     KeyboardInterrupt: Ctrl-C while it searched.
 #[pyfunction]
 #[pyo3(
-    signature = (deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=4096, threads=1, short=None, numbering="castle", salt=0),
+    signature = (deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=castle::defaults::MEMORY_MIB as u64, threads=1, short=None, numbering="castle", salt=0),
     text_signature = "(deal_or_seed, variant=None, *, max_seconds=None, max_nodes=None, memory_mib=4096, threads=1, short=False, numbering='castle', salt=0)"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -1059,7 +1047,7 @@ fn seeds_of(seeds: &Bound<'_, PyAny>) -> PyResult<Vec<(u64, u64)>> {
 /// Raises:
 ///     InputError: bad seeds, variant or budget (before any deal is solved).
 #[pyfunction]
-#[pyo3(signature = (seeds, variant="bc", *, threads=None, max_seconds=None, max_nodes=None, memory_mib=4096, numbering="castle", one_pass=false, start_rank=None, foundation_return=None, sequence_moves=None, salt=0, certify=false))]
+#[pyo3(signature = (seeds, variant="bc", *, threads=None, max_seconds=None, max_nodes=None, memory_mib=castle::defaults::MEMORY_MIB as u64, numbering="castle", one_pass=false, start_rank=None, foundation_return=None, sequence_moves=None, salt=0, certify=false))]
 #[allow(clippy::too_many_arguments)]
 fn batch(
     seeds: &Bound<'_, PyAny>,

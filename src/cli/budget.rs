@@ -68,7 +68,7 @@ pub struct BudgetArgs {
     /// Percent of --memory the quotient holds on its own thread beside the schedule (with two
     /// threads or more; the schedule gets the rest). Its refining runs decide the hardest
     /// deals, and on some need more than the default quarter.
-    #[arg(long, help_heading = BUDGETS, value_name = "PERCENT", default_value_t = 25,
+    #[arg(long, help_heading = BUDGETS, value_name = "PERCENT", default_value_t = castle::defaults::QUOTIENT_MEMORY_PERCENT,
           value_parser = clap::value_parser!(u8).range(1..=90))]
     pub quotient_memory: u8,
     /// Decide the deal with the layered search instead of the usual schedule: every position
@@ -95,7 +95,7 @@ pub struct BudgetArgs {
     /// With --spill: seconds between two checkpoints (written when a class of positions
     /// closes). A search stopped without a verdict (a budget, Ctrl-C, a crash) leaves its
     /// last checkpoint in DIR, and the same command run again takes it up.
-    #[arg(long, value_name = "SECONDS", requires = "spill", default_value_t = CHECKPOINT_SECS)]
+    #[arg(long, value_name = "SECONDS", requires = "spill", default_value_t = castle::defaults::CHECKPOINT_SECS)]
     pub checkpoint_every: f64,
     /// Nodes of the shortest probes (their sizes follow Luby's sequence: 1, 1, 2, 1, 1, 2, 4
     /// ... times this).
@@ -106,12 +106,11 @@ pub struct BudgetArgs {
     #[arg(long, help_heading = SHORT)]
     pub short: bool,
     /// Positions the --short search may expand (about 80 bytes each, within --memory).
-    #[arg(long, help_heading = SHORT, default_value_t = 1_000_000, requires = "short")]
+    #[arg(long, help_heading = SHORT, default_value_t = castle::defaults::SHORT_NODES_LONG, requires = "short")]
     pub short_nodes: u64,
 }
 
-/// The largest `--memory`, in MiB: 1 PiB (a larger number overflows the bytes it stands for).
-pub const MAX_MEMORY_MIB: usize = 1 << 30;
+pub use castle::defaults::MAX_MEMORY_MIB;
 
 impl BudgetArgs {
     /// The solver these budgets and switches make (one thread).
@@ -182,11 +181,6 @@ fn read_plan(path: &std::path::Path) -> Result<castle::solver::plan::Plan, Input
     castle::solver::plan::Plan::from_json(&text)
         .map_err(|e| input(format!("--plan {}: not a plan: {e}", path.display())))
 }
-
-/// Seconds between two checkpoints of the layered search under `--spill` (a checkpoint
-/// writes the records stored since the last one and the pending classes' records: a few
-/// seconds at most on this machine's disks for a search of a billion positions).
-const CHECKPOINT_SECS: f64 = 120.0;
 
 /// `--spill-max GIB`: a positive number of GiB, as bytes.
 fn parse_gib(s: &str) -> Result<u64, InputError> {
