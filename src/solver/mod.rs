@@ -24,6 +24,7 @@
 mod bestfirst;
 pub mod certify;
 pub mod layered;
+mod ledger;
 mod luby;
 pub mod member;
 mod open;

@@ -30,6 +30,7 @@
 //! - **Threads.** Every segment sits behind its own mutex; with hundreds of segments two
 //!   threads rarely meet. A single-threaded search takes `&mut` and skips the locks.
 
+use super::ledger::Ledger;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -146,56 +147,6 @@ pub(super) fn advise_huge_pages<T>(v: &mut [T]) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = v;
-}
-
-/// The solve's memory account: the table's segments, and the search paths that share its
-/// budget (see [`Table::charge_path`]).
-struct Budget {
-    max: usize,
-    /// Table bytes allocated.
-    used: AtomicUsize,
-    peak: AtomicUsize,
-    /// Bytes the search paths have taken (they never give any back: a path's buffers keep
-    /// their pages from one attempt to the next).
-    path: AtomicUsize,
-    /// Room the table always leaves for the paths (at least `slack`: the table itself never
-    /// goes past `max`).
-    reserve: usize,
-    /// How far the paths may go past `max` (a floor for tiny budgets).
-    slack: usize,
-    /// The table has been refused a growth since [`Table::take_refused`] last asked.
-    refused: std::sync::atomic::AtomicBool,
-}
-
-impl Budget {
-    /// Takes `add` bytes (a new allocation made while the old one still exists) if both
-    /// together stay within the budget, leaving the paths what they hold or the reserve.
-    fn grow(&self, add: usize) -> bool {
-        let mut used = self.used.load(Ordering::Relaxed);
-        loop {
-            let paths = self.path.load(Ordering::Relaxed).max(self.reserve);
-            if used + add + paths > self.max + self.slack {
-                self.refused.store(true, Ordering::Relaxed);
-                return false;
-            }
-            match self.used.compare_exchange_weak(
-                used,
-                used + add,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    self.peak.fetch_max(used + add, Ordering::Relaxed);
-                    return true;
-                }
-                Err(u) => used = u,
-            }
-        }
-    }
-
-    fn release(&self, bytes: usize) {
-        self.used.fetch_sub(bytes, Ordering::Relaxed);
-    }
 }
 
 /// One open-addressing segment of `K`-word keys.
@@ -452,7 +403,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct Table<const W: usize> {
     short: Part<2>,
     long: Part<W>,
-    budget: Budget,
+    budget: Ledger,
     replaced: AtomicU64,
     peak_len: AtomicUsize,
 }
@@ -480,7 +431,7 @@ fn enter_in<const K: usize>(
     key: &[u64; K],
     h: u64,
     seg_bits: u32,
-    budget: &Budget,
+    budget: &Ledger,
     replaced: &AtomicU64,
 ) -> Found {
     loop {
@@ -527,7 +478,7 @@ impl<const W: usize> Table<W> {
         let t = Table {
             short: Part::new(seg_bits, FIRST_CAP),
             long: Part::new(seg_bits, FIRST_WIDE_CAP),
-            budget: Budget {
+            budget: Ledger {
                 max: max_bytes,
                 used: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
@@ -804,7 +755,7 @@ impl<const W: usize> Table<W> {
 fn enter_via<const W: usize, A, B>(
     key: &[u64; W],
     (short_bits, long_bits): (u32, u32),
-    budget: &Budget,
+    budget: &Ledger,
     replaced: &AtomicU64,
     short: impl FnOnce(usize) -> A,
     long: impl FnOnce(usize) -> B,
