@@ -308,7 +308,10 @@ pub fn grade_range(
         .collect::<Result<_, crate::InputError>>()?;
     let graded: Vec<f64> = scores.iter().flatten().copied().collect();
     let cuts = Cuts::of(&graded);
-    Ok((scores.iter().map(|s| s.map(|x| cuts.tier(x))).collect(), cuts))
+    Ok((
+        scores.iter().map(|s| s.map(|x| cuts.tier(x))).collect(),
+        cuts,
+    ))
 }
 
 /// The number of cards of a deal not on the foundations at the start (the share
@@ -324,7 +327,13 @@ mod tests {
 
     #[test]
     fn tiers_pack_and_read_back() {
-        let t = [None, Some(Tier::Easy), Some(Tier::Hard), Some(Tier::Medium), None];
+        let t = [
+            None,
+            Some(Tier::Easy),
+            Some(Tier::Hard),
+            Some(Tier::Medium),
+            None,
+        ];
         let b = pack(&t);
         assert_eq!(b.len(), 2);
         for (i, want) in t.iter().enumerate() {
@@ -346,7 +355,10 @@ mod tests {
 
     #[test]
     fn a_deal_with_only_kings_left_is_always_won() {
-        let rules = Variant::BeleagueredCastle.rules().with_start_rank(12).unwrap();
+        let rules = Variant::BeleagueredCastle
+            .rules()
+            .with_start_rank(12)
+            .unwrap();
         let g = grade(&Deal::from_seed(rules, 1));
         assert_eq!((g.wins, g.playouts), (PLAYOUTS, PLAYOUTS));
         assert!((g.home - 1.0).abs() < 1e-9);

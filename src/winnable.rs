@@ -73,13 +73,37 @@ macro_rules! table {
 
 /// The published tables (the largest of each variant and numbering).
 pub static TABLES: &[Table] = &[
-    table!(BeleagueredCastle, Castle, 1, 100000, "beleaguered-castle-castle-1-100000"),
-    table!(StreetsAndAlleys, Castle, 1, 100000, "streets-and-alleys-castle-1-100000"),
+    table!(
+        BeleagueredCastle,
+        Castle,
+        1,
+        100000,
+        "beleaguered-castle-castle-1-100000"
+    ),
+    table!(
+        StreetsAndAlleys,
+        Castle,
+        1,
+        100000,
+        "streets-and-alleys-castle-1-100000"
+    ),
     table!(Citadel, Castle, 1, 100000, "citadel-castle-1-100000"),
     table!(Fortress, Castle, 1, 100000, "fortress-castle-1-100000"),
     table!(Castile, Castle, 1, 100000, "castile-castle-1-100000"),
-    table!(BeleagueredCastle, Pysol, 1, 32000, "beleaguered-castle-pysol-1-32000"),
-    table!(StreetsAndAlleys, Pysol, 1, 32000, "streets-and-alleys-pysol-1-32000"),
+    table!(
+        BeleagueredCastle,
+        Pysol,
+        1,
+        32000,
+        "beleaguered-castle-pysol-1-32000"
+    ),
+    table!(
+        StreetsAndAlleys,
+        Pysol,
+        1,
+        32000,
+        "streets-and-alleys-pysol-1-32000"
+    ),
     table!(Citadel, Pysol, 1, 32000, "citadel-pysol-1-32000"),
 ];
 
@@ -258,16 +282,15 @@ impl Finder {
             tier: None,
             grade: None,
         };
-        let filed = tiers(self.rules.variant, self.numbering)
-            .filter(|t| table(&self.rules, self.numbering).is_some() && (t.first..=t.last).contains(&seed));
+        let filed = tiers(self.rules.variant, self.numbering).filter(|t| {
+            table(&self.rules, self.numbering).is_some() && (t.first..=t.last).contains(&seed)
+        });
         if let Some(t) = filed {
             found.tier = difficulty::tier_at(t.tiers, t.first, t.last, seed);
         } else if let Some(c) = cuts(&self.rules) {
-            if self.difficulty.is_some() {
-                let g = difficulty::grade(&deal);
-                found.grade = Some(g);
-                found.tier = Some(c.tier(g.score()));
-            }
+            let g = difficulty::grade(&deal);
+            found.grade = Some(g);
+            found.tier = Some(c.tier(g.score()));
         }
         match self.difficulty {
             Some(want) if found.tier != Some(want) => Ok(None),
@@ -342,8 +365,7 @@ impl Finder {
             format!(
                 "found {found} of {count} winnable deals of {}{} in {MAX_TRIES} numbers tried",
                 self.rules.variant,
-                self.difficulty
-                    .map_or(String::new(), |t| format!(" ({t})"))
+                self.difficulty.map_or(String::new(), |t| format!(" ({t})"))
             ),
         )
     }

@@ -17,8 +17,12 @@ fn main() {
     let variant: Variant = args.first().expect(usage).parse().expect("a variant");
     let first: u64 = args.get(1).expect(usage).parse().expect("a number");
     let last: u64 = args.get(2).expect(usage).parse().expect("a number");
-    let k: u32 = args.get(3).map_or(PLAYOUTS, |s| s.parse().expect("a number"));
-    let patience: u32 = args.get(4).map_or(PATIENCE, |s| s.parse().expect("a number"));
+    let k: u32 = args
+        .get(3)
+        .map_or(PLAYOUTS, |s| s.parse().expect("a number"));
+    let patience: u32 = args
+        .get(4)
+        .map_or(PATIENCE, |s| s.parse().expect("a number"));
     let t = castle::winnable::table(&variant.rules(), Numbering::Castle).expect("a table");
     let seeds: Vec<u64> = (first..=last)
         .filter(|&s| winnable(t.bits, t.first, t.last, s) == Some(true))
@@ -30,7 +34,10 @@ fn main() {
             let deal = Deal::from_seed(variant.rules(), s);
             let a = grade_with(&deal, k, patience, PLAYOUT_SEED);
             let b = grade_with(&deal, k, patience, PLAYOUT_SEED + 1_000_003);
-            format!("{s},{},{:.4},{},{:.4},{},{}", a.wins, a.home, b.wins, b.home, a.spare, b.spare)
+            format!(
+                "{s},{},{:.4},{},{:.4},{},{}",
+                a.wins, a.home, b.wins, b.home, a.spare, b.spare
+            )
         })
         .collect();
     let secs = start.elapsed().as_secs_f64();

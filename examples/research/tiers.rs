@@ -26,7 +26,10 @@ fn main() {
     let dir = PathBuf::from(args.get(3).map_or("data/tables", String::as_str));
     let numbering = Numbering::Castle;
     let t = castle::winnable::table(&variant.rules(), numbering).expect("a published table");
-    assert!(t.first <= first && last <= t.last, "the range is outside the table");
+    assert!(
+        t.first <= first && last <= t.last,
+        "the range is outside the table"
+    );
     let start = Instant::now();
     let (tiers, cuts) = grade_range(variant.rules(), numbering, first, last, |s| {
         winnable(t.bits, t.first, t.last, s) == Some(true)
@@ -51,7 +54,12 @@ fn main() {
         .lines()
         .skip(1)
         .filter(|l| !l.is_empty())
-        .map(|l| (l.split(',').take(2).collect::<Vec<_>>().join(","), l.to_string()))
+        .map(|l| {
+            (
+                l.split(',').take(2).collect::<Vec<_>>().join(","),
+                l.to_string(),
+            )
+        })
         .collect();
     lines.insert(format!("{variant},{}", numbering.name()), line);
     let mut csv = format!("{HEADER}\n");
