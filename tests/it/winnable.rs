@@ -118,7 +118,8 @@ fn every_deal_returned_is_won_by_a_fresh_solve() {
 fn pysol_numbers_and_other_rules_are_looked_up_or_solved() {
     for game in ["beleaguered-castle", "streets-and-alleys", "citadel"] {
         let v: Variant = game.parse().unwrap();
-        // Across the end of PySolFC's table (1..32000): looked up, then solved.
+        // Across the end of PySolFC's table (1..32000): looked up, then solved (deal 31996 is
+        // winnable in all three, so six deals from it cannot all be in the table).
         let list = listed(&[
             "-v",
             game,
@@ -126,9 +127,9 @@ fn pysol_numbers_and_other_rules_are_looked_up_or_solved() {
             "pysol",
             "--winnable",
             "--seed",
-            "31998",
+            "31996",
             "--count",
-            "4",
+            "6",
         ]);
         assert!(list.iter().any(|(_, _, by)| by == "table"), "{list:?}");
         assert!(list.iter().any(|(_, _, by)| by == "solve"), "{list:?}");
