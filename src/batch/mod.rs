@@ -31,6 +31,8 @@ mod file;
 pub mod passes;
 mod seeds;
 
+// Read by `bench --throughput` (the `cli` feature) and the tests only.
+#[cfg(any(test, feature = "cli"))]
 pub(crate) use crate::rows::rows_from;
 pub use crate::rows::{read_rows, rows_from_bytes, Row, HEADER, HEADER_V1, HEADER_V2, HEADER_V3};
 pub(crate) use file::replace_file;
