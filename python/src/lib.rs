@@ -1281,7 +1281,6 @@ fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
         .collect()
 }
 
-/// castle: an exact solver for Beleaguered Castle-family patience games (native module).
 // Winnable deals and their difficulty.
 
 /// Whether deal `seed` of a variant is winnable: its published table's bit where the table
@@ -1414,6 +1413,7 @@ fn winnable_deals<'py>(
     serde_to_py(py, &rows)
 }
 
+/// castle: an exact solver for Beleaguered Castle-family patience games (native module).
 #[pymodule]
 fn _castle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
