@@ -23,7 +23,7 @@ Winnable deals, by difficulty:
     >>> castle.winnable("citadel", 7)
     True
     >>> castle.winnable_deals("sa", 3, random_seed=1, difficulty="hard")
-    [{'seed': ..., 'difficulty': 'hard', 'by': 'table'}, ...]
+    [{'by': 'table', 'difficulty': 'hard', 'seed': 81162}, ...]
     >>> castle.difficulty(castle.deal("bc", 2))
     'hard'
 
