@@ -7,6 +7,7 @@ use crate::check::StepError;
 use crate::check::{Board, Step};
 use crate::critical::Choices;
 use crate::deal::Deal;
+use crate::difficulty::{Grade, Tier};
 use crate::solver::Verdict;
 use crate::solver::{Outcome, SolveError, Solver};
 use crate::text::Cut;
@@ -25,6 +26,9 @@ pub struct Analysis {
     /// The moves' verdicts as choices (moves to the same position up to pile order counted
     /// once): whether the position is critical ([`Choices::critical`]).
     pub choices: Choices,
+    /// For a winnable position of a variant's own rules: its difficulty tier, and the simple
+    /// player's grade it comes from ([`crate::difficulty`]; the cuts of the variant's table).
+    pub difficulty: Option<(Tier, Grade)>,
 }
 
 /// Analyses `board` with `solver`. Its node and time budgets bound the whole analysis: each
@@ -71,11 +75,19 @@ pub fn analyze(board: &Board, solver: &Solver) -> Result<Analysis, SolveError> {
         })
         .collect::<Result<_, SolveError>>()?;
     let verdicts: Vec<(Step, Verdict)> = moves.iter().map(|(s, o)| (*s, o.verdict)).collect();
+    let difficulty = match (whole.verdict, crate::winnable::cuts(&position.rules)) {
+        (Verdict::Solvable, Some(cuts)) => {
+            let g = crate::difficulty::grade(&position);
+            Some((cuts.tier(g.score()), g))
+        }
+        _ => None,
+    };
     Ok(Analysis {
         position,
         whole,
         choices: Choices::of_verdicts(board, &verdicts),
         moves,
+        difficulty,
     })
 }
 

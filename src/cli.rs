@@ -7,6 +7,7 @@ mod budget;
 pub mod certificate;
 pub mod progress;
 pub mod signals;
+pub mod winnable;
 
 pub use budget::BudgetArgs;
 
@@ -97,7 +98,10 @@ const DEAL_EXAMPLES: &str = "Examples:
   castle deal --seed 42                       deal 42 of beleaguered-castle, as text
   castle deal -v citadel --seed 7 --board     drawn as the game lays it out
   castle deal --seed 42 --format fcs          as an fc-solve board
-  castle deal --seed 67 --numbering pysol     PySolFC's game 67";
+  castle deal --seed 67 --numbering pysol     PySolFC's game 67
+  castle deal --winnable --seed 1000          the first winnable deal from 1000 on
+  castle deal -v sa --winnable --random --difficulty hard --count 5
+                                              five hard winnable deals, drawn at random";
 
 const SOLVE_EXAMPLES: &str =
     "By default the win printed is the shortest castle finds within a small budget (a short
@@ -510,6 +514,9 @@ pub struct DealArgs {
     /// Draw the board as the seed games lay it out instead of the file format.
     #[arg(long)]
     pub board: bool,
+    /// Winnable deals only (`--winnable`, with `--random`, `--count`, `--difficulty`).
+    #[command(flatten)]
+    pub winnable: winnable::WinnableArgs,
 }
 
 /// The help heading of the budgets.

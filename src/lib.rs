@@ -20,6 +20,8 @@
 //! - [`html`]: the page that replays a line (`solve --format html`, `show`).
 //! - [`analyze`]: every legal move from a position with the verdict after it.
 //! - [`critical`]: the critical moves of a line (where only one or two moves keep the win).
+//! - [`difficulty`]: the grade of a winnable deal (a simple player's playouts) and its tiers.
+//! - [`winnable`]: winnable deals on demand, from the tables and beyond them by solving.
 //! - [`batch`]: seed ranges solved in parallel into resumable CSV rows.
 //! - [`stats`]: batch rows merged and summarised (win rates, quantiles).
 //! - [`winrates`]: the published tables: one bit per deal and the win rates of `data/tables/`.
@@ -126,6 +128,7 @@ pub mod check;
 pub mod critical;
 pub mod deal;
 pub mod defaults;
+pub mod difficulty;
 pub mod error;
 pub mod formats;
 pub mod html;
@@ -149,6 +152,7 @@ pub mod state;
 pub mod stats;
 pub mod text;
 pub mod verify;
+pub mod winnable;
 pub mod winrates;
 
 pub use card::{Card, Suit};

@@ -99,6 +99,7 @@ fn play_error(e: std::io::Error) -> anyhow::Error {
 fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match cli.command {
+        Command::Deal(a) if a.winnable.winnable => cli::winnable::run(&a, &mut out)?,
         Command::Deal(a) => {
             let deal = a.source.load()?;
             match a.format {

@@ -303,6 +303,13 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis, color: Color) -> Resul
             count(whole.nodes, "node")
         )?,
     }
+    if let Some((tier, g)) = a.difficulty {
+        writeln!(
+            out,
+            "difficulty: {tier} (a simple player won {} of {} playouts from here; docs/difficulty.md)",
+            g.wins, g.playouts
+        )?;
+    }
     if a.moves.is_empty() {
         writeln!(out, "no legal move")?;
     }

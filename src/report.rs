@@ -387,6 +387,15 @@ struct AnalysisJson {
     moves: Vec<MoveVerdictJson>,
     critical: bool,
     choices: ChoicesJson,
+    difficulty: Option<DifficultyJson>,
+}
+
+/// The difficulty of `castle analyze --format json` (see [`crate::difficulty`]).
+#[derive(Clone, Debug, Serialize)]
+struct DifficultyJson {
+    tier: &'static str,
+    wins: u32,
+    playouts: u32,
 }
 
 /// The moves of `castle analyze --format json` as choices (see [`crate::critical`]).
@@ -441,6 +450,11 @@ pub fn write_analysis(out: &mut impl Write, a: &Analysis) -> Result<(), Error> {
             lose: a.choices.lose,
             undecided: a.choices.undecided,
         },
+        difficulty: a.difficulty.map(|(t, g)| DifficultyJson {
+            tier: t.name(),
+            wins: g.wins,
+            playouts: g.playouts,
+        }),
     })?;
     writeln!(out, "{v}")?;
     Ok(())

@@ -18,7 +18,17 @@ Many deals at once, into pandas:
     >>> df = pd.DataFrame(castle.batch(range(1, 1001)))
     >>> castle.stats(df)["win_rate"]
 
-Functions: deal, read_deal, solve, verify, batch, stats, wilson, variants.
+Winnable deals, by difficulty:
+
+    >>> castle.winnable("citadel", 7)
+    True
+    >>> castle.winnable_deals("sa", 3, random_seed=1, difficulty="hard")
+    [{'by': 'table', 'difficulty': 'hard', 'seed': 81162}, ...]
+    >>> castle.difficulty(castle.deal("bc", 2))
+    'hard'
+
+Functions: deal, read_deal, solve, verify, batch, stats, wilson, variants, winnable,
+winnable_deals, difficulty.
 Classes: Deal, Result. Errors: InputError (bad input, a ValueError), VerifyError.
 """
 
@@ -30,12 +40,15 @@ from ._castle import (
     __version__,
     batch,
     deal,
+    difficulty,
     read_deal,
     solve,
     stats,
     variants,
     verify,
     wilson,
+    winnable,
+    winnable_deals,
 )
 
 __all__ = [
@@ -46,10 +59,13 @@ __all__ = [
     "__version__",
     "batch",
     "deal",
+    "difficulty",
     "read_deal",
     "solve",
     "stats",
     "variants",
     "verify",
     "wilson",
+    "winnable",
+    "winnable_deals",
 ]

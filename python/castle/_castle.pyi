@@ -121,3 +121,25 @@ def stats(rows: Any, by_group: bool = False) -> Any:
     """A summary dict (or, with by_group, a list of them)."""
 def wilson(k: int, n: int) -> Tuple[float, float]: ...
 def variants() -> List[Tuple[str, List[str], str]]: ...
+def winnable(
+    variant: str,
+    seed: int,
+    numbering: str = "castle",
+    *,
+    start_rank: Optional[int] = None,
+    foundation_return: Optional[bool] = None,
+    sequence_moves: Optional[str] = None,
+) -> Optional[bool]: ...
+def difficulty(deal: Deal) -> Optional[str]: ...
+def winnable_deals(
+    variant: str,
+    count: int = 1,
+    *,
+    start: Optional[int] = None,
+    random_seed: Optional[int] = None,
+    difficulty: Optional[str] = None,
+    numbering: str = "castle",
+    start_rank: Optional[int] = None,
+    foundation_return: Optional[bool] = None,
+    sequence_moves: Optional[str] = None,
+) -> List[Dict[str, Any]]: ...

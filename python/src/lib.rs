@@ -1269,6 +1269,138 @@ fn variants() -> Vec<(&'static str, Vec<&'static str>, &'static str)> {
         .collect()
 }
 
+// Winnable deals and their difficulty.
+
+/// Whether deal `seed` of a variant is winnable: its published table's bit where the table
+/// reaches, else the solver's verdict with a win the checker replays (as `castle deal
+/// --winnable`).
+///
+/// Args:
+///     variant: the variant's name or alias.
+///     seed: the deal number.
+///     numbering: "castle" or "pysol" (PySolFC's game numbers).
+///     start_rank, foundation_return, sequence_moves: rule options (as `castle.deal`); rules
+///         no table has are solved.
+///
+/// Returns:
+///     True or False; None when the solver's budget (5,000,000 nodes) did not decide.
+///
+/// Raises:
+///     InputError: an unknown variant or numbering, or a deal number the numbering lacks.
+#[pyfunction]
+#[pyo3(signature = (variant, seed, numbering="castle", *, start_rank=None, foundation_return=None, sequence_moves=None))]
+fn winnable(
+    py: Python<'_>,
+    variant: &str,
+    seed: &Bound<'_, PyAny>,
+    numbering: &str,
+    start_rank: Option<i64>,
+    foundation_return: Option<bool>,
+    sequence_moves: Option<&str>,
+) -> PyResult<Option<bool>> {
+    let rules = rules_of(
+        parse_variant(variant)?,
+        start_rank,
+        foundation_return,
+        sequence_moves,
+    )?;
+    let numbering = parse_numbering(numbering)?;
+    let seed = seed_of(seed)?;
+    py.detach(|| castle::winnable::is_winnable(rules, numbering, seed))
+        .map_err(library_error)
+}
+
+/// The difficulty of a winnable deal: "easy", "medium" or "hard" (docs/difficulty.md: how
+/// often a stated simple player wins it, cut in thirds over the variant's table).
+///
+/// Args:
+///     deal: a Deal of a variant's own rules (a numbered one, or one read from a file).
+///
+/// Returns:
+///     The tier; None for a deal under rule options (no tiers are cut for them). The deal
+///     is not checked to be winnable here: see `castle.winnable`.
+#[pyfunction]
+fn difficulty(py: Python<'_>, deal: &PyDeal) -> Option<&'static str> {
+    let (d, n) = (deal.deal.clone(), deal.numbering);
+    py.detach(|| castle::winnable::tier_of(&d, n))
+        .map(castle::difficulty::Tier::name)
+}
+
+/// Winnable deal numbers of a variant, as `castle deal --winnable --count N`: the first
+/// `count` at or after `start`, or (with `random_seed`) drawn at random from the table's
+/// range.
+///
+/// Args:
+///     variant: the variant's name or alias.
+///     count: how many.
+///     start: the first number to look at (default 1; not with random_seed).
+///     random_seed: draw at random, reproducibly from this seed.
+///     difficulty: "easy", "medium" or "hard": only deals of that tier.
+///     numbering, start_rank, foundation_return, sequence_moves: as `castle.winnable`.
+///
+/// Returns:
+///     A list of dicts: seed, difficulty (None under rule options), by ("table" or "solve").
+///
+/// Raises:
+///     InputError: bad arguments (named), or a difficulty asked under rule options.
+#[pyfunction]
+#[pyo3(signature = (variant, count=1, *, start=None, random_seed=None, difficulty=None, numbering="castle", start_rank=None, foundation_return=None, sequence_moves=None))]
+#[allow(clippy::too_many_arguments)]
+fn winnable_deals<'py>(
+    py: Python<'py>,
+    variant: &str,
+    count: i64,
+    start: Option<&Bound<'_, PyAny>>,
+    random_seed: Option<&Bound<'_, PyAny>>,
+    difficulty: Option<&str>,
+    numbering: &str,
+    start_rank: Option<i64>,
+    foundation_return: Option<bool>,
+    sequence_moves: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let rules = rules_of(
+        parse_variant(variant)?,
+        start_rank,
+        foundation_return,
+        sequence_moves,
+    )?;
+    let numbering = parse_numbering(numbering)?;
+    let count = usize::try_from(count)
+        .ok()
+        .filter(|&c| c > 0)
+        .ok_or_else(|| input(format!("count must be at least 1, not {count}")))?;
+    let tier = difficulty
+        .map(|t| {
+            t.parse::<castle::difficulty::Tier>()
+                .map_err(|e| input(format!("difficulty: {e}")))
+        })
+        .transpose()?;
+    let start = start.map(seed_of).transpose()?;
+    let random_seed = random_seed.map(seed_of).transpose()?;
+    if start.is_some() && random_seed.is_some() {
+        return Err(input("give start or random_seed, not both"));
+    }
+    let mut finder = castle::winnable::Finder::new(rules, numbering, tier)
+        .map_err(|e| input(format!("difficulty: {e}")))?;
+    let found = py
+        .detach(|| match random_seed {
+            Some(r) => finder.random(r, count),
+            None => finder.next_from(start.unwrap_or(1), count),
+        })
+        .map_err(library_error)?;
+    let rows: Vec<Value> = found
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "seed": f.seed,
+                "difficulty": f.tier.map(castle::difficulty::Tier::name),
+                "by": f.by.name(),
+            })
+        })
+        .collect();
+    serde_to_py(py, &rows)
+}
+
 /// castle: an exact solver for Beleaguered Castle-family patience games (native module).
 #[pymodule]
 fn _castle(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1287,5 +1419,8 @@ fn _castle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats, m)?)?;
     m.add_function(wrap_pyfunction!(wilson, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
+    m.add_function(wrap_pyfunction!(winnable, m)?)?;
+    m.add_function(wrap_pyfunction!(difficulty, m)?)?;
+    m.add_function(wrap_pyfunction!(winnable_deals, m)?)?;
     Ok(())
 }

@@ -30,8 +30,10 @@ mod serve;
 #[cfg(feature = "serve")]
 mod serve_page;
 mod shards;
+mod slurm;
 mod solver;
 mod stop;
 mod tables;
 mod usability;
 mod variants;
+mod winnable;
