@@ -22,8 +22,6 @@ use crate::state::{Features, Position, Pruning};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 /// Bytes a generated position costs, roughly (see the module docs).
 const BYTES_PER_NODE: usize = 80;
@@ -122,23 +120,7 @@ pub(super) struct PassLimits<'a> {
     pub clock: Clock<'a>,
 }
 
-/// What ends a search early whatever its node budget: the solve's deadline, and its stop flag
-/// ([`super::Solver::stop`]), which ends it as the deadline does.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Clock<'a> {
-    /// Wall-clock end, if any.
-    pub deadline: Option<Instant>,
-    /// The solve's stop flag, if any.
-    pub stop: Option<&'a AtomicBool>,
-}
-
-impl Clock<'_> {
-    /// True once the deadline has passed or the stop flag is up ([`Stop::Deadline`]).
-    pub fn out_of_time(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-    }
-}
+pub(super) use super::clock::Clock;
 
 /// A position reached: the moves that led to it from its parent.
 struct Node {

@@ -23,6 +23,7 @@
 
 mod bestfirst;
 pub mod certify;
+mod clock;
 pub mod layered;
 mod ledger;
 mod luby;

@@ -159,7 +159,7 @@ use crate::state::{Position, Pruning};
 use expand::{expand_run, Kid, Run, Walker};
 use spill::{Checkpoint, Spill};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Records per chunk of the record array: 2^16 (512 KiB).
@@ -461,10 +461,11 @@ enum Halt {
 
 /// `unknown` when the `deadline` has passed (`Limit::Seconds`) or `stop` is up (no limit).
 fn clock(deadline: Option<Instant>, stop: Option<&AtomicBool>) -> Result<(), Halt> {
-    if deadline.is_some_and(|d| Instant::now() >= d) {
+    let clock = super::clock::Clock { deadline, stop };
+    if clock.deadline_passed() {
         return Err(Halt::Unknown(Some(Limit::Seconds)));
     }
-    if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+    if clock.stopped() {
         return Err(Halt::Unknown(None));
     }
     Ok(())
