@@ -48,18 +48,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The node budgets of the passes before the last, per deal. The first decides all but the
-/// slowest few in a hundred; the second all but a few in ten thousand.
-///
-/// The first budget is small because a deal it leaves loses only that budget, while each
-/// deal it keeps back for the next pass would cost every deal left there the whole budget:
-/// a deal's search does not depend on its budget until the budget binds, so a deal that takes
-/// `n` nodes takes them in whichever pass decides it. Measured (`castle batch -v V --seeds R
-/// -j 1 --pass-nodes B,30000000`, whole runs, no deal in the last pass unless said),
-/// 1,000,000 against 100,000: bc 1..3000 82.5 M nodes, 80.2 CPU s against 73.3 M, 69.0 s
-/// (50,000: 72.6 M, 70.4 s); citadel 1..5000 22.7 M, 23.7 s against 22.0 M, 22.0 s; sa
-/// PySolFC's 300..1500 (one deal in the last pass, 76.7 M nodes) 82.1 M, 88.1 s against 75.9
-/// M, 81.3 s besides that deal. Fortress and castile have no deal past 100,000 nodes in
-/// 1..100,000 (the performance log, "2026-11-28 — A first pass of 100,000 nodes").
+/// slowest few in a hundred; the second all but a few in ten thousand. A deal's search does
+/// not depend on its budget until the budget binds, so no budget changes a verdict
+/// (performance log, "The schedule's constants", PASS_NODES).
 pub const PASS_NODES: [u64; 2] = [100_000, 30_000_000];
 
 /// Most passes a batch makes (the per-deal passes and the last).

@@ -112,15 +112,9 @@ pub fn salted(seed: u64, salt: u64) -> u64 {
     h.max(1)
 }
 
-/// What each waste card adds to `f` in a stock game, in tenths of a move. `h` counts a stock
-/// card as a move still needed, so with weight 5 a deal lowers `f` by four moves' worth, as
-/// much as a card going home: the phase deals the stock out early and buries the waste, where
-/// a one-pass game (courtyard) loses its cards. Charging each waste card 8 moves makes a deal
-/// cost more than it gains and playing the waste's top card elsewhere pay. Courtyard seeds
-/// 201..400, `castle batch -v courtyard --seeds 201..400 -j 1 --max-nodes 300000` with the
-/// best-first member alone: 106 wins found with no charge, 129 with 7 or 10 moves per card, 133
-/// with this 8, 119 with 13; seeds 1..200 with `--max-nodes 3000000`: 117 with no charge, 140
-/// with 8. The portfolio only ever reports a win, so no verdict rests on this.
+/// What each waste card adds to `f` in a stock game, in tenths of a move. The portfolio only
+/// ever reports a win, so no verdict rests on it (performance log, "The schedule's
+/// constants", WASTE_GUIDE).
 pub const WASTE_GUIDE: u32 = 80;
 
 /// Why [`Portfolio::run`] returned.

@@ -3,21 +3,8 @@
 
 use super::*;
 
-/// Most earlier runs the store keeps ([`Proved::keep_best`]): the oldest, the newest, and of
-/// the others those that proved the most positions. A new position costs one key per earlier
-/// run with another abstraction: with every earlier run, beleaguered-castle 1..200 took 5.8 s
-/// against 4.2 s before the proofs were carried (`castle bench -v bc`, one build after the
-/// other; the same nodes within 0.2%: the time was the keys of up to dozens of runs), and on
-/// streets-and-alleys 99776 with eight runs kept a run took 1.6 times as long for the same
-/// positions. The oldest run is the coarsest (the kept cards only grow), so each of its
-/// proofs stands for the most positions of a later run, which stores them only along its own
-/// path: keeping the newest four instead, 99776's sixth run had not ended after three minutes
-/// where it took 5.7 s; keeping the newest and the largest, its 16th run ran out of 16 GiB at
-/// 102 million positions, where with the oldest it ends (a false win) at 21.5 million in 83 s
-/// (`cargo run --release --example quotient -- --variant sa --seed 99776 -k 2 --refine 400
-/// --refine-step 1 --proved --repeat`; every earlier run: 19.6 million in 232 s). Dropping a
-/// run loses no proof a run relies on (it only skips less). A kept run keeps its proved
-/// positions alone ([`Table::proved_only`]).
+/// Most earlier runs the quotient's store of proofs keeps ([`Proved::keep_best`]): the oldest,
+/// the newest, and the largest (performance log, "The schedule's constants", PROOF_RUNS).
 pub(super) const PROOF_RUNS: usize = 4;
 
 /// A [`Table`] value: the position's component is closed, and it is lost (see "Proofs that

@@ -491,16 +491,8 @@ fn portfolio_slice<const W: usize>(
 }
 
 /// The search paths share the table's budget, and the table always leaves them
-/// `1 / PATH_SHARE` of `--memory`.
-///
-/// A depth-first search on a big deal can go millions of positions deep (bc deal 1770 with
-/// 2 GiB: a path of several GiB beside the table, before paths were counted), and each
-/// position on the path holds its untried moves and a frame, some 100 bytes, against under 32
-/// for a stored state. So the paths take budget as they grow, from whatever the table has not
-/// allocated (and the table never takes the reserve); a path the budget cannot hold ends the
-/// search as `unknown` (memory), like a table full of pinned states. The measured peaks
-/// (`castle bench`, "path MiB") are far below the reserve on every deal the benchmarks
-/// decide: 5.9 MiB on bc 1..200, 92 MiB on the hard lost deal.
+/// `1 / PATH_SHARE` of `--memory`; a path the budget cannot hold ends the search `unknown`
+/// (memory), never a verdict (performance log, "The schedule's constants", PATH_SHARE).
 pub const PATH_SHARE: usize = 8;
 
 /// What the paths may take past their table's budget, per thread (a floor for tiny budgets;

@@ -85,14 +85,8 @@ pub(super) fn quotient_step<const W: usize>(
 }
 
 /// The seed of the random orders of the relocating swarm that the quotient's thread beside
-/// the schedule runs once the quotient is out of room ([`beside_thread`]); the portfolio's
-/// own relocating swarm draws from another seed, so the two walk different lines. Without
-/// it that thread ended with the quotient and its core idled for the rest of the solve: on
-/// streets-and-alleys 70779 the refining runs fill a quarter of `--memory 8192` after some
-/// 100 CPU s (`cargo run --release --example quotient -- --variant sa --seed 70779 -k 2
-/// --refine 200 --refine-step 1 --max-mib 2048`: 18 runs, the last out of room at 27.8
-/// million positions), while the tables' last deals take minutes each. The relocating swarm
-/// is the member that won most of the tail's deals.
+/// the schedule runs once the quotient is out of room (`beside_thread`); another seed than the
+/// portfolio's own swarm (performance log, "The schedule's constants", BESIDE_SWARM_SEED).
 pub const BESIDE_SWARM_SEED: u64 = 0xB351_DE5E_ED00;
 
 /// The quotient as a phase of [`super::Solver`]'s schedule (with [`super::Solver::quotient`]
