@@ -174,3 +174,67 @@ pub fn serve(a: &cli::ServeArgs) -> Result<()> {
     })?;
     Ok(())
 }
+
+/// `castle deal` (without `--winnable`): the deal in the format asked.
+pub fn deal(a: &cli::DealArgs, mut out: &mut impl Write) -> Result<()> {
+    use castle::{formats, render, report};
+    use cli::DealFormat;
+    let deal = a.source.load()?;
+    match a.format {
+        _ if a.board => write!(out, "{}", render::draw_board(&deal, cli::color()))?,
+        DealFormat::Text => {
+            let text = formats::write_text_numbered(&deal, a.source.numbering());
+            out.write_all(text.as_bytes())?;
+        }
+        DealFormat::Fcs => {
+            let board = formats::write_fcs(&deal).map_err(|e| e.with_flag("--format fcs"))?;
+            out.write_all(board.as_bytes())?;
+        }
+        DealFormat::Json => report::write_deal(&mut out, &deal, a.source.numbering())?,
+    }
+    Ok(())
+}
+
+/// `castle solve`: the deal solved (or its plan shown), the verdict printed, the certificate
+/// written; `Some` exit code when a signal stopped it.
+pub fn solve(a: &cli::SolveArgs, mut out: &mut impl Write) -> Result<Option<ExitCode>> {
+    use castle::{render, report};
+    use cli::SolveFormat;
+    let deal = a.load()?;
+    let mut solver = a.to_solver()?;
+    if a.show_plan {
+        writeln!(out, "{}", solver.plan_for(&deal).to_json())?;
+        return Ok(None);
+    }
+    if let Some(path) = &a.certificate {
+        cli::certificate::probe(path)?;
+    }
+    if !a.quiet {
+        note(&deal.rules, &solver);
+    }
+    // Ctrl-C or SIGTERM ends the search `unknown` (stopped), reported as any other
+    // outcome; a layered search on disk keeps its last checkpoint for the next run.
+    let interrupt = cli::signals::Interrupt::on_signals()?;
+    solver.stop = Some(std::sync::Arc::clone(&interrupt.flag));
+    let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
+    match a.format {
+        SolveFormat::Json => {
+            report::write_report(&mut out, &deal, &result, a.source.numbering())?;
+        }
+        SolveFormat::Html => {
+            let page = castle::html::solve_page(&deal, &result, a.source.numbering())?;
+            out.write_all(page.as_bytes())?;
+        }
+        SolveFormat::Text => {
+            let numbering = a.source.numbering();
+            render::write_solve(&mut out, &deal, &result, &solver, numbering, cli::color())?;
+        }
+    }
+    if let Some(path) = &a.certificate {
+        cli::certificate::after_solve(&mut out, a, &deal, &result, path)?;
+    }
+    if result.limit == Some(castle::Limit::Stopped) {
+        return Ok(Some(ExitCode::from(interrupt.exit_code())));
+    }
+    Ok(None)
+}

@@ -9,9 +9,9 @@ mod commands;
 
 use anyhow::Result;
 use castle::check::Board;
-use castle::{analyze, formats, render, report, verify, InputError};
+use castle::{analyze, render, report, verify, InputError};
 use clap::{CommandFactory, Parser};
-use cli::{progress, Cli, Command, DealFormat, OutFormat, SolveFormat};
+use cli::{Cli, Command, OutFormat};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -100,65 +100,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     match cli.command {
         Command::Deal(a) if a.winnable.winnable => cli::winnable::run(&a, &mut out)?,
-        Command::Deal(a) => {
-            let deal = a.source.load()?;
-            match a.format {
-                _ if a.board => write!(out, "{}", render::draw_board(&deal, cli::color()))?,
-                DealFormat::Text => {
-                    let text = formats::write_text_numbered(&deal, a.source.numbering());
-                    out.write_all(text.as_bytes())?;
-                }
-                DealFormat::Fcs => {
-                    let board =
-                        formats::write_fcs(&deal).map_err(|e| e.with_flag("--format fcs"))?;
-                    out.write_all(board.as_bytes())?;
-                }
-                DealFormat::Json => report::write_deal(&mut out, &deal, a.source.numbering())?,
-            }
-        }
+        Command::Deal(a) => commands::deal(&a, &mut out)?,
         Command::Solve(a) => {
-            let deal = a.load()?;
-            let mut solver = a.to_solver()?;
-            if a.show_plan {
-                writeln!(out, "{}", solver.plan_for(&deal).to_json())?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            if let Some(path) = &a.certificate {
-                cli::certificate::probe(path)?;
-            }
-            if !a.quiet {
-                commands::note(&deal.rules, &solver);
-            }
-            // Ctrl-C or SIGTERM ends the search `unknown` (stopped), reported as any other
-            // outcome; a layered search on disk keeps its last checkpoint for the next run.
-            let interrupt = cli::signals::Interrupt::on_signals()?;
-            solver.stop = Some(std::sync::Arc::clone(&interrupt.flag));
-            let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
-            match a.format {
-                SolveFormat::Json => {
-                    report::write_report(&mut out, &deal, &result, a.source.numbering())?;
-                }
-                SolveFormat::Html => {
-                    let page = castle::html::solve_page(&deal, &result, a.source.numbering())?;
-                    out.write_all(page.as_bytes())?;
-                }
-                SolveFormat::Text => {
-                    let numbering = a.source.numbering();
-                    render::write_solve(
-                        &mut out,
-                        &deal,
-                        &result,
-                        &solver,
-                        numbering,
-                        cli::color(),
-                    )?;
-                }
-            }
-            if let Some(path) = &a.certificate {
-                cli::certificate::after_solve(&mut out, &a, &deal, &result, path)?;
-            }
-            if result.limit == Some(castle::Limit::Stopped) {
-                return Ok(ExitCode::from(interrupt.exit_code()));
+            if let Some(code) = commands::solve(&a, &mut out)? {
+                return Ok(code);
             }
         }
         Command::CheckCertificate(a) => {
