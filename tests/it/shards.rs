@@ -4,19 +4,7 @@
 
 #[test]
 fn shards_through_gnu_parallel_and_slurm_merge_to_one_run() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/shards.sh");
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .env("CASTLE", env!("CARGO_BIN_EXE_castle"))
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "tests/it/shards.sh failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = crate::common::run_script("shards.sh");
     assert!(
         stdout.contains("ok: ") || stdout.contains("skipped: "),
         "{stdout}"

@@ -11,19 +11,7 @@ fn the_docs_slurm_array_runs_on_a_real_slurm_and_survives_a_cancel() {
         eprintln!("skipped: set CASTLE_SLURM=1 to start a one-node Slurm (tests/it/slurm.sh)");
         return;
     }
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/slurm.sh");
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .env("CASTLE", env!("CARGO_BIN_EXE_castle"))
-        .output()
-        .expect("bash runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "tests/it/slurm.sh failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = crate::common::run_script("slurm.sh");
     assert!(
         stdout.contains("no row lost or doubled") || stdout.contains("skipped: "),
         "{stdout}"

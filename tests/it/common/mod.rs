@@ -313,3 +313,22 @@ fn rows_without_times(text: &str) -> BTreeMap<u64, String> {
     }
     by
 }
+
+/// Runs the test script `tests/it/NAME` with bash and the built binary as `$CASTLE`, asserts
+/// that it succeeded, and returns what it printed (printed too).
+pub fn run_script(name: &str) -> String {
+    let script = format!("{}/tests/it/{name}", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .env("CASTLE", env!("CARGO_BIN_EXE_castle"))
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "tests/it/{name} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
