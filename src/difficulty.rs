@@ -48,14 +48,7 @@ pub const PATIENCE: u32 = 300;
 /// The moves the simple player chooses among: single-card moves, with the moves that reach
 /// the same position up to pile order counted once (a lone card to an empty pile, a card to
 /// the second of two empty piles).
-const PLAYER_MOVES: Pruning = Pruning {
-    safe_autoplay: false,
-    skip_lone_to_empty: true,
-    one_empty_target: true,
-    order_moves: false,
-    run_moves: false,
-    no_repeat: false,
-};
+const PLAYER_MOVES: Pruning = Pruning::SAME_POSITIONS;
 
 /// What the simple player did with a deal over its playouts.
 #[derive(Clone, Copy, Debug, PartialEq)]

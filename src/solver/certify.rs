@@ -255,14 +255,7 @@ fn exact_members(deal: &Deal, opts: &CertifyOptions, t0: Instant) -> Result<Memb
         .map(|s| t0 + std::time::Duration::from_secs_f64(s.min(1e9)));
     // Only the reductions the checker re-justifies: pile order (empty piles and cells alike,
     // a lone card to an empty pile is the same position), nothing else.
-    let prune = Pruning {
-        safe_autoplay: false,
-        skip_lone_to_empty: true,
-        one_empty_target: true,
-        order_moves: false,
-        run_moves: false,
-        no_repeat: false,
-    };
+    let prune = Pruning::SAME_POSITIONS;
     let mut p = Position::new(deal);
     let mut hist: Vec<Move> = Vec::new();
     fill_pending(&mut p);

@@ -79,6 +79,13 @@ impl Pruning {
         run_moves: false,
         no_repeat: false,
     };
+    /// Only the moves that reach the same position another move reaches are left out (a lone
+    /// card to a second empty pile): every position stays reachable by single legal moves.
+    pub const SAME_POSITIONS: Pruning = Pruning {
+        skip_lone_to_empty: true,
+        one_empty_target: true,
+        ..Pruning::NONE
+    };
 }
 
 impl Default for Pruning {
