@@ -63,13 +63,13 @@ fn main() {
                 won += 1;
                 "won".to_string()
             }
-            End::Lost => {
+            End::Exhausted => {
                 lost += 1;
                 "lost".to_string()
             }
-            End::Unknown(l) => {
+            End::Cut(l) => {
                 unknown += 1;
-                format!("unknown({})", l.map_or("stop", |l| l.name()))
+                format!("unknown({})", l.name())
             }
         };
         let largest = r.largest_class();

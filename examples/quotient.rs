@@ -230,12 +230,12 @@ fn main() {
             }
             // A branch win's line played on the deal: its length if it wins there.
             let concrete = match r.verdict {
-                QuotientVerdict::BranchWin => {
+                QuotientVerdict::BRANCH_WIN => {
                     concrete_line(deal, &r.line).map_or("no".to_string(), |l| l.len().to_string())
                 }
                 _ => "-".to_string(),
             };
-            if why && r.verdict == QuotientVerdict::BranchWin {
+            if why && r.verdict == QuotientVerdict::BRANCH_WIN {
                 // Where the false line went wrong: each wrong card's distance from the line's
                 // end, and how many tableau moves follow the first wrong branch.
                 let places = wrong_branch_places(deal, &r.line);
@@ -256,7 +256,7 @@ fn main() {
             }
             let shown = kept.count_ones();
             if probe > 0
-                && r.verdict == QuotientVerdict::BranchWin
+                && r.verdict == QuotientVerdict::BRANCH_WIN
                 && concrete_line(deal, &r.line).is_none()
             {
                 // `--probe N`: the real position just before the false line's first wrong
@@ -296,8 +296,8 @@ fn main() {
             }
             // The next round keeps the cards this branch win got wrong, if any are new.
             let wrong = match r.verdict {
-                QuotientVerdict::BranchWin if concrete_line(deal, &r.line).is_some() => 0,
-                QuotientVerdict::BranchWin => {
+                QuotientVerdict::BRANCH_WIN if concrete_line(deal, &r.line).is_some() => 0,
+                QuotientVerdict::BRANCH_WIN => {
                     let first = wrong_branches(deal, &r.line)
                         .iter()
                         .map(|&c| 1u64 << c)

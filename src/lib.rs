@@ -132,6 +132,7 @@ pub mod difficulty;
 pub mod error;
 pub mod formats;
 pub mod html;
+pub mod interval;
 pub mod moves;
 pub mod peer;
 pub mod pile;

@@ -26,8 +26,8 @@
 //! A decided row of a deal the table has decided must agree with it, and a row of a deal
 //! outside every table is refused: an update decides unknowns and never changes a verdict.
 
-use crate::batch::Row;
-use crate::stats::wilson;
+use crate::interval::wilson;
+use crate::rows::Row;
 use crate::{InputError, InputKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -531,7 +531,7 @@ mod tests {
         let mut r = crate::rows::rows_from(
             format!(
                 "{}\n{seed},beleaguered-castle,1,false,single,{verdict},,1,1,1,4,,castle,,,\n",
-                crate::batch::HEADER_V3
+                crate::rows::HEADER_V3
             )
             .as_bytes(),
             "t",

@@ -63,8 +63,8 @@ fn exact(deal: &Deal, nodes: u64) -> Option<bool> {
     .unwrap();
     match r.end {
         End::Won(_) => Some(true),
-        End::Lost => Some(false),
-        End::Unknown(_) => None,
+        End::Exhausted => Some(false),
+        End::Cut(_) => None,
     }
 }
 

@@ -15,6 +15,7 @@
 //! for the vectors' growth); a pass stops, with what it found, when that passes its budget.
 
 use super::search::autoplay;
+use super::{End, Limit};
 use crate::card::Card;
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
@@ -135,21 +136,6 @@ struct Node {
     stale: bool,
     /// Edges from the deal's node.
     depth: u32,
-}
-
-/// Why [`Pass::run`] returned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stop {
-    /// It found a win (and was asked to stop at the first).
-    Won,
-    /// Its node budget for this call ran out; it can go on.
-    Budget,
-    /// It outgrew its memory budget.
-    Full,
-    /// The deadline passed, or the stop flag is up.
-    Deadline,
-    /// The queue is empty: every win shorter than the bound was found.
-    Exhausted,
 }
 
 /// One weighted pass, which can be run a slice at a time.
@@ -392,7 +378,7 @@ impl<'a, const W: usize> Pass<'a, W> {
 
     /// Expands up to `budget` more positions (stopping at the first win if `first`); the
     /// wins go to [`Pass::win`], the count to [`Pass::expanded`].
-    pub(super) fn run(&mut self, budget: u64, limits: PassLimits<'_>, first: bool) -> Stop {
+    pub(super) fn run(&mut self, budget: u64, limits: PassLimits<'_>, first: bool) -> End<()> {
         let mut hist = Vec::new();
         if !self.started {
             self.started = true;
@@ -403,7 +389,7 @@ impl<'a, const W: usize> Pass<'a, W> {
                     self.best = hist.len();
                     self.win = Some(hist);
                 }
-                return Stop::Exhausted;
+                return End::Exhausted;
             }
             self.offer(&pos, None, &hist, hist.len() as u32, None);
         }
@@ -416,13 +402,13 @@ impl<'a, const W: usize> Pass<'a, W> {
         let mut ends: Vec<u32> = Vec::new();
         while let Some(&(_, _, g, i)) = self.queue.peek() {
             if self.expanded >= end {
-                return Stop::Budget;
+                return End::Cut(Limit::Nodes);
             }
             if self.bytes() > limits.memory {
-                return Stop::Full;
+                return End::Cut(Limit::Memory);
             }
             if self.expanded & 0xFFF == 0 && limits.clock.out_of_time() {
-                return Stop::Deadline;
+                return End::Cut(limits.clock.cut());
             }
             self.queue.pop();
             let node = &self.nodes[i as usize];
@@ -472,10 +458,10 @@ impl<'a, const W: usize> Pass<'a, W> {
             }
             self.at = Some((pos, at));
             if first && self.win.is_some() {
-                return Stop::Won;
+                return End::Won(());
             }
         }
-        Stop::Exhausted
+        End::Exhausted
     }
 }
 

@@ -14,7 +14,8 @@
 //! where the quotient does not apply, a depth-first search over the exact positions does.
 //! The certificate returned has been checked.
 
-use super::quotient::{self, QuotientLimit, QuotientOptions, QuotientVerdict};
+use super::quotient::{self, QuotientOptions, QuotientVerdict};
+use super::{End, Limit};
 use crate::certificate::exact::{Board, Exact};
 use crate::certificate::{self, Certificate, Checked, Kind, Label, Members, Rejection};
 use crate::deal::{Deal, Numbering};
@@ -160,11 +161,11 @@ pub fn certify(
         };
         let (r, members) = quotient::search_collect(deal, &qopts, &AtomicBool::new(false), encoder);
         match r.verdict {
-            QuotientVerdict::Lost => {
+            QuotientVerdict::LOST => {
                 Ok(Some(Run::Lost(Kind::Quotient { k, dealt, kept }, members)))
             }
-            QuotientVerdict::BranchWin if ask.is_some() => Err(CertifyError::BranchWin(k)),
-            QuotientVerdict::BranchWin => {
+            QuotientVerdict::BRANCH_WIN if ask.is_some() => Err(CertifyError::BranchWin(k)),
+            QuotientVerdict::BRANCH_WIN => {
                 if quotient::concrete_line(deal, &r.line).is_some() {
                     return Err(CertifyError::Won);
                 }
@@ -172,8 +173,8 @@ pub fn certify(
                     deal, &r.line, kept,
                 ))))
             }
-            QuotientVerdict::Limit(QuotientLimit::Memory) => Err(CertifyError::Limit("memory")),
-            QuotientVerdict::Limit(_) => Err(CertifyError::Limit("time")),
+            QuotientVerdict::End(End::Cut(Limit::Memory)) => Err(CertifyError::Limit("memory")),
+            QuotientVerdict::End(End::Cut(_)) => Err(CertifyError::Limit("time")),
             QuotientVerdict::NotApplicable(why) if ask.is_some() => {
                 Err(CertifyError::NotApplicable(why.to_string()))
             }

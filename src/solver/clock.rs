@@ -3,6 +3,7 @@
 //! layered search). `shorten.rs` keeps a clock of its own that asks the time only every few
 //! calls, since its steps ask once a move.
 
+use super::Limit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -28,8 +29,18 @@ impl Clock<'_> {
     }
 
     /// True once the deadline has passed or the stop flag is up (a best-first pass then
-    /// ends with `Stop::Deadline`).
+    /// ends cut by [`Clock::cut`]).
     pub fn out_of_time(&self) -> bool {
         self.deadline_passed() || self.stopped()
+    }
+
+    /// The limit that cut a search that found [`Clock::out_of_time`]: `Seconds` once the
+    /// deadline has passed, else `Stopped`.
+    pub fn cut(&self) -> Limit {
+        if self.deadline_passed() {
+            Limit::Seconds
+        } else {
+            Limit::Stopped
+        }
     }
 }

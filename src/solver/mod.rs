@@ -24,6 +24,7 @@
 mod bestfirst;
 pub mod certify;
 mod clock;
+mod end;
 pub mod layered;
 mod ledger;
 mod luby;
@@ -39,10 +40,11 @@ mod swarm;
 pub mod table;
 mod types;
 
+pub use end::{End, Limit, Verdict};
 pub use plan::{FIRST_ATTEMPT_NODES, PROBE_NODES, PROVE_FROM_NODES};
 pub use schedule::{PATH_MIN_BYTES, PATH_SHARE, PATH_WINDOW};
 pub use types::{
-    cpu_seconds, DiskUse, Limit, Limits, Outcome, Phase, Progress, SolveError, Spent, Verdict,
+    cpu_seconds, Cost, DiskUse, Limits, Outcome, Phase, Progress, SolveError, Spent,
     DEFAULT_MEMORY_MIB,
 };
 
@@ -546,45 +548,22 @@ impl Solver {
                 return out;
             }
         };
-        let disk = self.spill.is_some().then(|| r.disk.clone());
-        let (verdict, moves, limit, phase) = match r.end {
-            layered::End::Won(line) => (Verdict::Solvable, line, None, Some(Phase::Layered)),
-            layered::End::Lost => (Verdict::Unsolvable, Vec::new(), None, Some(Phase::Layered)),
-            // No limit: the stop flag ended it.
-            layered::End::Unknown(l) => (
-                Verdict::Unknown,
-                Vec::new(),
-                Some(l.unwrap_or(Limit::Stopped)),
-                None,
-            ),
-        };
-        Outcome {
-            verdict,
-            moves,
+        let cost = Cost {
             nodes: r.expanded,
             states: r.stored,
             peak_states: r.stored,
             seconds: r.seconds,
-            limit,
             best_home: r.best_home,
             table_bytes: r.peak_bytes,
             peak_table_bytes: r.peak_bytes,
-            peak_path_bytes: 0,
-            replaced: 0,
-            untracked: 0,
             attempts: 1,
-            phase,
-            short_nodes: None,
-            shortest: false,
-            short_limit: None,
-            first_len: None,
-            shorten_cut: false,
-            disk,
+            disk: self.spill.is_some().then(|| r.disk.clone()),
             spent: Spent {
                 attempts: r.expanded,
                 ..Spent::default()
             },
-            cpu_seconds: 0.0,
-        }
+            ..Cost::default()
+        };
+        Outcome::new(r.end, Phase::Layered, cost)
     }
 }

@@ -15,12 +15,13 @@
 //! to the table. With more
 //! than one thread the members of a slice run at once, one per thread.
 
-use super::bestfirst::{Clock, Eval, Pass, PassLimits, Stop};
+use super::bestfirst::{Clock, Eval, Pass, PassLimits};
 use super::luby::luby;
 pub use super::member::{Member, Members, RELOCATE_RESTART_NODES, RESTART_NODES};
 use super::plan::MemberPlan;
 use super::swarm::Swarm;
 use super::table::Table;
+use super::{End, Limit};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Pruning;
@@ -117,16 +118,6 @@ pub fn salted(seed: u64, salt: u64) -> u64 {
 /// constants", WASTE_GUIDE).
 pub const WASTE_GUIDE: u32 = 80;
 
-/// Why [`Portfolio::run`] returned.
-pub(super) enum Turn {
-    /// A member won: its line.
-    Won(Vec<Move>, Member),
-    /// The slice was spent; the portfolio can go on.
-    Budget,
-    /// The deadline passed.
-    Deadline,
-}
-
 /// Depth-first searches in the swarm member (fc-solve's `ct` runs 23 soft threads, most of
 /// them random depth-first searches).
 pub const SWARM_SEARCHES: usize = 24;
@@ -169,7 +160,7 @@ impl<'a, const W: usize> Restarted<'a, W> {
         }
     }
 
-    fn run(&mut self, nodes: u64, limits: PassLimits<'_>) -> Stop {
+    fn run(&mut self, nodes: u64, limits: PassLimits<'_>) -> End<()> {
         let mut nodes = nodes;
         loop {
             let before = self.pass.expanded;
@@ -178,8 +169,12 @@ impl<'a, const W: usize> Restarted<'a, W> {
             nodes -= spent.min(nodes);
             self.left -= spent.min(self.left);
             match stop {
-                Stop::Won | Stop::Deadline | Stop::Exhausted => return stop,
-                Stop::Full | Stop::Budget if self.left == 0 || stop == Stop::Full => {
+                End::Won(()) | End::Exhausted | End::Cut(Limit::Seconds | Limit::Stopped) => {
+                    return stop
+                }
+                End::Cut(Limit::Memory) | End::Cut(Limit::Nodes)
+                    if self.left == 0 || stop == End::Cut(Limit::Memory) =>
+                {
                     // A new draw of the ties, run for the next term of Luby's sequence.
                     self.runs += 1;
                     let mut eval = self.member.eval(self.deal);
@@ -187,10 +182,11 @@ impl<'a, const W: usize> Restarted<'a, W> {
                     self.pass.restart(eval);
                     self.left = self.unit * luby(self.runs);
                 }
-                Stop::Full | Stop::Budget => {}
+                // (A pass keeps nothing on disk: `Disk` never ends it.)
+                End::Cut(Limit::Memory | Limit::Nodes | Limit::Disk) => {}
             }
             if nodes == 0 {
-                return Stop::Budget;
+                return End::Cut(Limit::Nodes);
             }
         }
     }
@@ -219,7 +215,7 @@ impl<'a, const W: usize> Runner<'a, W> {
         }
     }
 
-    fn run(&mut self, nodes: u64, limits: PassLimits<'_>, proved: Option<&Table<W>>) -> Stop {
+    fn run(&mut self, nodes: u64, limits: PassLimits<'_>, proved: Option<&Table<W>>) -> End<()> {
         match self {
             Runner::Pass(p) => p.run(nodes, limits, true),
             Runner::Swarm(s) => s.run(nodes, limits, proved),
@@ -278,7 +274,7 @@ impl<'a, const W: usize> Runner<'a, W> {
             let before = self.expanded();
             let left = nodes.saturating_sub(before);
             if left == 0
-                || self.run(left, limits, None) != Stop::Full
+                || self.run(left, limits, None) != End::Cut(Limit::Memory)
                 || self.expanded() == before
                 || !self.start_afresh()
             {
@@ -417,8 +413,10 @@ impl<'a, const W: usize> Portfolio<'a, W> {
     /// more than the `cap` all together allow, in proportion (at once on `pool` when there is
     /// one). The members that keep every position they reach ([`Runner::borrows`]) may grow
     /// past their share by `lend` bytes between them, split evenly, up to [`Portfolio::most`]
-    /// each. Returns why it stopped, and the bytes of the members that stopped for good (out
-    /// of room, or out of positions) and the new loans, for the table.
+    /// each. Returns how the slice ended (a member's win with its line and name; cut by
+    /// `Nodes` when the slice was spent, by the clock's limit when time ran out; never
+    /// `Exhausted`), and the bytes of the members that stopped for good (out of room, or out
+    /// of positions) and the new loans, for the table.
     pub(super) fn run(
         &mut self,
         unit: u64,
@@ -427,7 +425,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         pool: Option<&rayon::ThreadPool>,
         proved: Option<&Table<W>>,
         lend: usize,
-    ) -> (Turn, Bytes) {
+    ) -> (End<(Vec<Move>, Member)>, Bytes) {
         let total = self.slice_nodes(unit).max(1);
         let nodes = |share: u64| {
             let want = unit * share / Member::SHARES;
@@ -454,13 +452,13 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             clock,
         };
         let before: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
-        let mut stops: Vec<Stop> = match pool {
+        let mut stops: Vec<End<()>> = match pool {
             Some(pool) if self.seats.len() > 1 => pool.install(|| {
                 use rayon::prelude::*;
                 self.seats
                     .par_iter_mut()
                     .map(|s| match nodes(s.nodes_share) {
-                        0 => Stop::Budget,
+                        0 => End::Cut(Limit::Nodes),
                         n => {
                             let l = limits(s);
                             s.runner.run(n, l, proved)
@@ -472,7 +470,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                 let mut stops = Vec::with_capacity(self.seats.len());
                 for s in &mut self.seats {
                     let stop = match nodes(s.nodes_share) {
-                        0 => Stop::Budget,
+                        0 => End::Cut(Limit::Nodes),
                         n => {
                             let l = limits(s);
                             s.runner.run(n, l, proved)
@@ -480,7 +478,7 @@ impl<'a, const W: usize> Portfolio<'a, W> {
                     };
                     stops.push(stop);
                     // One member's win ends the slice.
-                    if stop == Stop::Won {
+                    if stop == End::Won(()) {
                         break;
                     }
                 }
@@ -490,10 +488,13 @@ impl<'a, const W: usize> Portfolio<'a, W> {
         let after: u64 = self.seats.iter().map(|s| s.runner.expanded()).sum();
         self.expanded += after - before;
         // The first member (in turn order) that won.
-        if let Some(i) = stops.iter().position(|s| *s == Stop::Won) {
+        if let Some(i) = stops.iter().position(|s| *s == End::Won(())) {
             let s = &mut self.seats[i];
-            let line = s.runner.take_win().expect("a win with Stop::Won");
-            return (Turn::Won(line, s.member), Bytes::default());
+            let line = s
+                .runner
+                .take_win()
+                .expect("a member that won holds its line");
+            return (End::Won((line, s.member)), Bytes::default());
         }
         // What the members now hold past their shares is on loan (a search that keeps its
         // positions never shrinks, so a loan only grows).
@@ -503,30 +504,30 @@ impl<'a, const W: usize> Portfolio<'a, W> {
             bytes.borrowed += loan - s.loan;
             s.loan = loan;
         }
-        if stops.contains(&Stop::Deadline) {
-            return (Turn::Deadline, bytes);
+        if stops.iter().any(End::out_of_time) {
+            return (End::Cut(clock.cut()), bytes);
         }
         // A swarm out of room starts afresh with new random orders (see `Swarm::restart`):
         // what it borrowed goes back to the table, and it keeps its seat.
         for (s, stop) in self.seats.iter_mut().zip(stops.iter_mut()) {
-            if *stop == Stop::Full && s.runner.start_afresh() {
+            if *stop == End::Cut(Limit::Memory) && s.runner.start_afresh() {
                 bytes.freed += s.loan;
                 s.loan = 0;
-                *stop = Stop::Budget;
+                *stop = End::Cut(Limit::Nodes);
             }
         }
         // Out of room, or (a search that keeps every position it reaches) out of positions
         // without a win: that member is done, and its bytes go to the table.
         let mut i = 0;
         self.seats.retain(|s| {
-            let done = matches!(stops.get(i), Some(Stop::Full | Stop::Exhausted));
+            let done = matches!(stops.get(i), Some(End::Cut(Limit::Memory) | End::Exhausted));
             i += 1;
             if done {
                 bytes.freed += s.share + s.loan;
             }
             !done
         });
-        (Turn::Budget, bytes)
+        (End::Cut(Limit::Nodes), bytes)
     }
 }
 
@@ -580,7 +581,7 @@ pub fn run_alone(
 
 #[cfg(test)]
 mod tests {
-    use super::{Clock, Member, Members, Portfolio, Turn};
+    use super::{Clock, End, Limit, Member, Members, Portfolio};
     use crate::formats::{read_deal, ReadOptions};
     use crate::state::{Position, Pruning};
 
@@ -611,7 +612,7 @@ mod tests {
         for _ in 0..3 {
             let before = pf.seats.len();
             let (turn, bytes) = pf.run(100_000, None, Clock::default(), None, None, 64 << 20);
-            assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
+            assert!(turn == End::Cut(Limit::Nodes), "a member won a lost deal");
             stopped += before - pf.seats.len();
             borrowed += bytes.borrowed;
             freed += bytes.freed;
@@ -681,7 +682,7 @@ mod tests {
         let mut freed = 0;
         for _ in 0..8 {
             let (turn, bytes) = pf.run(400_000, None, Clock::default(), None, None, 0);
-            assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
+            assert!(turn == End::Cut(Limit::Nodes), "a member won a lost deal");
             freed += bytes.freed;
         }
         let seated: Vec<Member> = pf.seats.iter().map(|s| s.member).collect();
@@ -751,7 +752,7 @@ mod tests {
         let mut most = 0;
         for _ in 0..40 {
             let (turn, _) = pf.run(10_000, None, Clock::default(), None, None, 256 << 20);
-            assert!(matches!(turn, Turn::Budget), "a member won a lost deal");
+            assert!(turn == End::Cut(Limit::Nodes), "a member won a lost deal");
             let rs = pf.seats.iter().find(|s| s.member == Member::RelocateSwarm);
             let rs = rs.expect("the relocating swarm keeps its seat");
             assert_eq!(rs.loan, 0, "it borrowed");
@@ -790,14 +791,14 @@ mod tests {
             stop: Some(&raised),
         };
         let (turn, _) = pf.run(100_000, None, clock, None, None, 0);
-        assert!(matches!(turn, Turn::Deadline));
+        assert!(turn.out_of_time());
         let down = AtomicBool::new(false);
         let clock = Clock {
             deadline: None,
             stop: Some(&down),
         };
         let (turn, _) = pf.run(10_000, None, clock, None, None, 0);
-        assert!(matches!(turn, Turn::Budget));
+        assert!(turn == End::Cut(Limit::Nodes));
     }
 
     /// A salt of 0 is the usual search (`salted` gives the seed back), any other a new draw,

@@ -24,7 +24,8 @@
 //! plays the card first and is no longer), one empty pile as the target, no lone card to an
 //! empty pile, and no second move of the card just moved (the same position by one move fewer).
 
-use super::bestfirst::{Pass, PassLimits, Stop};
+use super::bestfirst::{Pass, PassLimits};
+use super::{End, Limit};
 use crate::deal::Deal;
 use crate::moves::Move;
 use crate::state::Pruning;
@@ -69,17 +70,16 @@ pub(super) fn search<const W: usize>(
             out.moves = Some(line);
         }
         out.limit = match stop {
-            Stop::Exhausted => {
+            End::Exhausted => {
                 out.optimal = true;
                 break;
             }
-            Stop::Deadline => {
-                out.limit = Some(super::Limit::Seconds);
+            End::Cut(l @ (Limit::Seconds | Limit::Stopped)) => {
+                out.limit = Some(l);
                 break;
             }
-            Stop::Full => Some(super::Limit::Memory),
-            Stop::Budget => Some(super::Limit::Nodes),
-            Stop::Won => None,
+            End::Cut(l) => Some(l),
+            End::Won(()) => None,
         };
     }
     out

@@ -24,9 +24,10 @@
 //! map (see [`Swarm::seen`]) and, while it is on a search's path, its untried moves and a
 //! frame; [`Swarm::bytes`] counts both.
 
-use super::bestfirst::{PassLimits, Stop};
+use super::bestfirst::PassLimits;
 use super::search::autoplay;
 use super::table::Table;
+use super::{End, Limit};
 use crate::deal::Deal;
 use crate::moves::{moved_card, Move, MoveList};
 use crate::state::{Position, Pruning};
@@ -267,7 +268,7 @@ impl<const W: usize> Swarm<W> {
     /// Starts every search afresh from the deal, forgetting every position entered (their
     /// room is free again), each with the next draw of its own random order; `expanded` goes
     /// on counting. The portfolio calls it when the swarm has filled the room it may hold
-    /// ([`Stop::Full`]) instead of dropping the member. Nothing is lost that a verdict rests
+    /// (a cut by [`Limit::Memory`]) instead of dropping the member. Nothing is lost that a verdict rests
     /// on: the swarm only ever reports wins, and its dead ends never leave its own set. What
     /// it buys: a relocating swarm wins mostly early (the lines its first orders find), and
     /// a full one used to stop for good, so the same deal was won or not by the memory it
@@ -332,7 +333,7 @@ impl<const W: usize> Swarm<W> {
         budget: u64,
         limits: PassLimits<'_>,
         proved: Option<&Table<W>>,
-    ) -> Stop {
+    ) -> End<()> {
         if !self.started {
             self.started = true;
             let mut hist = Vec::new();
@@ -340,7 +341,7 @@ impl<const W: usize> Swarm<W> {
             autoplay(&mut pos, self.prune, false, &mut hist);
             if pos.is_won() {
                 self.win = Some(hist);
-                return Stop::Won;
+                return End::Won(());
             }
             let key = pos
                 .key::<W>()
@@ -372,14 +373,14 @@ impl<const W: usize> Swarm<W> {
         let end = self.expanded.saturating_add(budget);
         while self.expanded < end {
             if self.live == 0 {
-                return Stop::Exhausted;
+                return End::Exhausted;
             }
             if self.expanded % LOOK == 0 {
                 if self.bytes() > limits.memory || self.growth_past(limits.memory) {
-                    return Stop::Full;
+                    return End::Cut(Limit::Memory);
                 }
                 if limits.clock.out_of_time() {
-                    return Stop::Deadline;
+                    return End::Cut(limits.clock.cut());
                 }
             }
             if self.left == 0 || self.searchers[self.turn].done {
@@ -388,10 +389,10 @@ impl<const W: usize> Swarm<W> {
                 continue;
             }
             if self.step(proved) {
-                return Stop::Won;
+                return End::Won(());
             }
         }
-        Stop::Budget
+        End::Cut(Limit::Nodes)
     }
 
     /// Lets the search whose turn it is enter its next new position (backtracking as it
@@ -551,12 +552,12 @@ mod tests {
                 let stop = swarm.run(1_000_000, ROOM, None);
                 match out.verdict {
                     Verdict::Unsolvable if out.nodes < 5_000 => {
-                        assert_eq!(stop, Stop::Exhausted, "deal {seed}");
+                        assert_eq!(stop, End::Exhausted, "deal {seed}");
                         assert!(swarm.win.is_none());
                         lost += 1;
                     }
-                    Verdict::Solvable if stop == Stop::Won => {
-                        let line = swarm.win.take().expect("a win with Stop::Won");
+                    Verdict::Solvable if stop == End::Won(()) => {
+                        let line = swarm.win.take().expect("a win");
                         check_win(&deal, &steps_of(&line)).expect("the swarm's win replays");
                         won += 1;
                     }
@@ -597,10 +598,10 @@ mod tests {
                     }
                 };
                 let mut shared = make().sharing();
-                assert_eq!(shared.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+                assert_eq!(shared.run(20 * QUANTUM, ROOM, None), End::Cut(Limit::Nodes));
                 assert_eq!(shared.seen.len() as u64, shared.expanded + 1);
                 let mut own = make();
-                assert_eq!(own.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+                assert_eq!(own.run(20 * QUANTUM, ROOM, None), End::Cut(Limit::Nodes));
                 assert!(
                     (own.seen.len() as u64) < own.expanded + 1,
                     "{variant:?} {seed}: the searches of an unshared swarm overlap"
@@ -624,7 +625,11 @@ mod tests {
                 ..ROOM
             };
             let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 8, 7).relocating();
-            assert_eq!(swarm.run(u64::MAX, room, None), Stop::Full, "{mib} MiB");
+            assert_eq!(
+                swarm.run(u64::MAX, room, None),
+                End::Cut(Limit::Memory),
+                "{mib} MiB"
+            );
             let held = swarm.bytes();
             assert!(held <= room.memory, "{mib} MiB: {held} bytes held");
             assert!(held > room.memory / 3, "{mib} MiB: only {held} bytes held");
@@ -640,7 +645,7 @@ mod tests {
     fn a_restart_starts_afresh_with_new_orders() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 3041);
         let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 8, 1).relocating();
-        assert_eq!(swarm.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+        assert_eq!(swarm.run(20 * QUANTUM, ROOM, None), End::Cut(Limit::Nodes));
         let first: Vec<Vec<Move>> = swarm.searchers.iter().map(|s| s.hist.clone()).collect();
         let held = swarm.bytes();
         swarm.restart();
@@ -651,7 +656,7 @@ mod tests {
             swarm.bytes()
         );
         assert_eq!(swarm.expanded, 20 * QUANTUM);
-        assert_eq!(swarm.run(20 * QUANTUM, ROOM, None), Stop::Budget);
+        assert_eq!(swarm.run(20 * QUANTUM, ROOM, None), End::Cut(Limit::Nodes));
         assert_eq!(swarm.expanded, 40 * QUANTUM);
         assert!(!swarm.seen.is_empty() && swarm.seen.len() as u64 <= 20 * QUANTUM + 1);
         let again: Vec<Vec<Move>> = swarm.searchers.iter().map(|s| s.hist.clone()).collect();
@@ -662,22 +667,22 @@ mod tests {
             let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), seed);
             let out = Solver::default().solve(&deal).unwrap();
             let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 4, seed).relocating();
-            let mut stop = Stop::Budget;
+            let mut stop: End<()> = End::Cut(Limit::Nodes);
             for _ in 0..200 {
                 stop = swarm.run(5_000, ROOM, None);
-                if stop != Stop::Budget {
+                if stop != End::Cut(Limit::Nodes) {
                     break;
                 }
                 swarm.restart();
             }
             match (out.verdict, stop) {
-                (Verdict::Solvable, Stop::Won) => {
-                    let line = swarm.win.take().expect("a win with Stop::Won");
+                (Verdict::Solvable, End::Won(())) => {
+                    let line = swarm.win.take().expect("a win");
                     check_win(&deal, &steps_of(&line)).expect("the restarted swarm's win replays");
                     won += 1;
                 }
-                (Verdict::Unsolvable, Stop::Won) => panic!("deal {seed}: a lost deal won"),
-                (Verdict::Unsolvable, Stop::Exhausted) => lost += 1,
+                (Verdict::Unsolvable, End::Won(())) => panic!("deal {seed}: a lost deal won"),
+                (Verdict::Unsolvable, End::Exhausted) => lost += 1,
                 _ => {}
             }
         }
@@ -690,7 +695,10 @@ mod tests {
     fn the_searches_take_turns() {
         let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 3041);
         let mut swarm = Swarm::<3>::new(&deal, Pruning::default(), 8, 1);
-        assert_eq!(swarm.run(3 * QUANTUM + 7, ROOM, None), Stop::Budget);
+        assert_eq!(
+            swarm.run(3 * QUANTUM + 7, ROOM, None),
+            End::Cut(Limit::Nodes)
+        );
         assert_eq!(swarm.expanded, 3 * QUANTUM + 7);
         let moved = swarm
             .searchers

@@ -2,8 +2,8 @@
 //! ([`Verdict`], [`Outcome`], [`Phase`]), what a running solve reports ([`Progress`]) and
 //! the error a solve returns only for a bug ([`SolveError`]).
 
+use super::end::{End, Limit, Verdict};
 use crate::moves::Move;
-use std::fmt;
 
 /// Budgets for one solve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,64 +72,6 @@ impl Default for Limits {
             max_seconds: None,
             memory_bytes: DEFAULT_MEMORY_MIB << 20,
         }
-    }
-}
-
-/// Which budget stopped a search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Limit {
-    /// `--max-nodes`.
-    Nodes,
-    /// `--max-seconds`.
-    Seconds,
-    /// The memory budget ran out: the table is full of states on the current path, or the path
-    /// itself outgrew its share (raise `--memory`).
-    Memory,
-    /// The layered search's spill directory failed (a full disk, say): see its message.
-    Disk,
-    /// The caller raised the solver's stop flag ([`super::Solver::stop`]): Ctrl-C in the
-    /// Python module, say.
-    Stopped,
-}
-
-impl Limit {
-    /// The name used in JSON (`"nodes"`, `"seconds"`, `"memory"`, `"disk"`, `"stopped"`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Limit::Nodes => "nodes",
-            Limit::Seconds => "seconds",
-            Limit::Memory => "memory",
-            Limit::Disk => "disk",
-            Limit::Stopped => "stopped",
-        }
-    }
-}
-
-/// The answer for one deal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    /// A win exists; the outcome holds one.
-    Solvable,
-    /// No win exists: the whole reachable space was searched.
-    Unsolvable,
-    /// A budget ran out before either was shown.
-    Unknown,
-}
-
-impl Verdict {
-    /// The name used in every output.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Verdict::Solvable => "solvable",
-            Verdict::Unsolvable => "unsolvable",
-            Verdict::Unknown => "unknown",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -255,34 +197,88 @@ pub fn cpu_seconds(thread: bool) -> f64 {
     0.0
 }
 
+/// What a search cost, as its outcome reports it (see [`Outcome`]'s fields of the same names).
+#[derive(Clone, Debug, Default)]
+pub struct Cost {
+    /// Positions whose moves it generated.
+    pub nodes: u64,
+    /// States in its table at the end.
+    pub states: u64,
+    /// Most states its table held at once.
+    pub peak_states: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Most cards home in a position it reached.
+    pub best_home: u8,
+    /// Table bytes at the end.
+    pub table_bytes: usize,
+    /// Most table bytes.
+    pub peak_table_bytes: usize,
+    /// Most bytes a thread's path held.
+    pub peak_path_bytes: usize,
+    /// Table entries replaced for room.
+    pub replaced: u64,
+    /// Attempts that stopped tracking proofs.
+    pub untracked: u32,
+    /// Attempts made.
+    pub attempts: u32,
+    /// The spill directory's use, when it had one.
+    pub disk: Option<DiskUse>,
+    /// Nodes per phase.
+    pub spent: Spent,
+}
+
 impl Outcome {
-    /// An `Unknown` outcome that did nothing, stopped by `limit`.
-    pub fn unknown(limit: Limit) -> Outcome {
-        Outcome {
+    /// The one constructor: the outcome of a solve whose search ended with `end`, by `phase`
+    /// when it decided, at `cost`. The fields a solve fills in later (the shortening, the
+    /// short-solution search, the CPU time) start empty.
+    pub fn new(end: End, phase: Phase, cost: Cost) -> Outcome {
+        let mut out = Outcome {
             verdict: Verdict::Unknown,
             moves: Vec::new(),
-            nodes: 0,
-            states: 0,
-            peak_states: 0,
-            seconds: 0.0,
-            limit: Some(limit),
-            best_home: 0,
-            table_bytes: 0,
-            peak_table_bytes: 0,
-            peak_path_bytes: 0,
-            replaced: 0,
-            untracked: 0,
-            attempts: 0,
+            nodes: cost.nodes,
+            states: cost.states,
+            peak_states: cost.peak_states,
+            seconds: cost.seconds,
+            limit: None,
+            best_home: cost.best_home,
+            table_bytes: cost.table_bytes,
+            peak_table_bytes: cost.peak_table_bytes,
+            peak_path_bytes: cost.peak_path_bytes,
+            replaced: cost.replaced,
+            untracked: cost.untracked,
+            attempts: cost.attempts,
             phase: None,
             short_nodes: None,
             shortest: false,
             short_limit: None,
             first_len: None,
             shorten_cut: false,
-            disk: None,
-            spent: Spent::default(),
+            disk: cost.disk,
+            spent: cost.spent,
             cpu_seconds: 0.0,
-        }
+        };
+        out.settle(end, phase);
+        out
+    }
+
+    /// An `Unknown` outcome that did nothing, stopped by `limit`.
+    pub fn unknown(limit: Limit) -> Outcome {
+        Outcome::new(End::Cut(limit), Phase::Complete, Cost::default())
+    }
+
+    /// The verdict, the line, the limit and the phase from how the search ended: the one
+    /// place a verdict is minted. A cut names its limit and no phase; a decided end names the
+    /// phase that decided (a later phase settling an undecided outcome, as the quotient beside
+    /// the schedule does, calls this again).
+    pub fn settle(&mut self, end: End, phase: Phase) {
+        self.verdict = end.verdict();
+        self.limit = end.limit();
+        self.phase = (self.verdict != Verdict::Unknown).then_some(phase);
+        self.moves = match end {
+            End::Won(line) => line,
+            End::Exhausted | End::Cut(_) => Vec::new(),
+        };
     }
 }
 

@@ -374,10 +374,10 @@ fn a_certificate_with_kept_cards_verifies_and_the_kept_cards_matter() {
     let mut kept = 0u64;
     loop {
         let q = search(&deal, &opts(kept), &AtomicBool::new(false));
-        if q.verdict == QuotientVerdict::Lost {
+        if q.verdict == QuotientVerdict::LOST {
             break;
         }
-        assert_eq!(q.verdict, QuotientVerdict::BranchWin);
+        assert_eq!(q.verdict, QuotientVerdict::BRANCH_WIN);
         assert!(concrete_line(&deal, &q.line).is_none(), "the deal is lost");
         kept = next_kept(&deal, &q.line, kept).expect("a false win names a card not kept");
     }
@@ -387,7 +387,7 @@ fn a_certificate_with_kept_cards_verifies_and_the_kept_cards_matter() {
     );
     let encoder = Quotient::new(game, &start, 3, false, kept, true).unwrap();
     let (q, mut members) = search_collect(&deal, &opts(kept), &AtomicBool::new(false), encoder);
-    assert_eq!(q.verdict, QuotientVerdict::Lost);
+    assert_eq!(q.verdict, QuotientVerdict::LOST);
     members.sort();
     let cert = Certificate {
         kind: Kind::Quotient {

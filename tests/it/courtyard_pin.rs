@@ -26,8 +26,8 @@ pub(crate) fn exact(deal: &Deal, nodes: u64) -> Option<bool> {
             check_win(deal, &steps_of(&line)).expect("the exact line replays");
             Some(true)
         }
-        End::Lost => Some(false),
-        End::Unknown(_) => None,
+        End::Exhausted => Some(false),
+        End::Cut(_) => None,
     }
 }
 

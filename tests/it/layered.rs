@@ -215,7 +215,7 @@ fn the_layered_search_stores_every_reachable_position_once() {
             continue;
         }
         let r = layered_raw(&deal, 10_000_000);
-        assert_eq!(r.end, End::Lost, "seed {seed}");
+        assert_eq!(r.end, End::Exhausted, "seed {seed}");
         assert_eq!(r.stored, e.states, "seed {seed}: positions stored");
         assert_eq!(r.expanded, r.stored, "seed {seed}: each expanded once");
         assert_eq!(
@@ -236,7 +236,7 @@ fn budgets_end_the_layered_search_as_unknown() {
     use castle::Limit;
     let deal = Deal::from_seed(Variant::Courtyard.rules(), 98);
     let r = layered_raw(&deal, 1000);
-    assert_eq!(r.end, End::Unknown(Some(Limit::Nodes)));
+    assert_eq!(r.end, End::Cut(Limit::Nodes));
     assert_eq!(r.expanded, 1000);
     let out = layered_solve(&deal, 1000, 256 << 10);
     assert_eq!(
@@ -260,7 +260,7 @@ fn budgets_end_the_layered_search_as_unknown() {
         &mut |_| {},
     )
     .unwrap();
-    assert_eq!(r.end, End::Unknown(None));
+    assert_eq!(r.end, End::Cut(Limit::Stopped));
 }
 
 /// Under foundation return a card may leave its foundation: the layered search refuses, and
@@ -361,7 +361,7 @@ fn threads_change_no_line_and_no_count() {
     for deal in &deals {
         let what = format!("{} {:?}", deal.rules.variant, deal.seed);
         let one = layered_run(deal, 400_000, 1 << 30, None, 1);
-        decided += usize::from(one.end != End::Unknown(Some(castle::Limit::Nodes)));
+        decided += usize::from(one.end != End::Cut(castle::Limit::Nodes));
         for (nodes, memory, threads) in [
             (400_000, 1 << 30, 2),
             (one.expanded * 2 / 3, 1 << 30, 2),
@@ -418,7 +418,7 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
             (&two.end, two.expanded, &two.classes),
             "{what}: on disk, one thread and two"
         );
-        if disk.end == End::Lost {
+        if disk.end == End::Exhausted {
             assert_eq!(
                 disk.stored, two.stored,
                 "{what}: on disk, one thread and two"
@@ -431,7 +431,7 @@ fn spilling_to_disk_changes_no_line_and_no_count() {
         );
         assert_eq!(mem.expanded, disk.expanded, "{what}");
         assert_eq!(mem.classes, disk.classes, "{what}");
-        if mem.end == End::Lost {
+        if mem.end == End::Exhausted {
             assert_eq!(mem.stored, disk.stored, "{what}");
         }
         assert!(disk.peak_bytes <= budget, "{what}: {}", disk.peak_bytes);
@@ -659,12 +659,12 @@ fn a_checkpointed_search_resumes_where_it_stopped() {
             full.classes,
             full.end
         );
-        assert_ne!(full.end, End::Unknown(Some(castle::Limit::Nodes)), "{what}");
+        assert_ne!(full.end, End::Cut(castle::Limit::Nodes), "{what}");
         assert_eq!(std::fs::read_dir(once.path()).unwrap().count(), 0, "{what}");
         let root = tempfile::tempdir().unwrap();
         for (i, part) in [3, 2].into_iter().enumerate() {
             let cut = layered_checkpointed(deal, full.expanded / part, 1 << 30, root.path(), 1);
-            assert_eq!(cut.end, End::Unknown(Some(castle::Limit::Nodes)), "{what}");
+            assert_eq!(cut.end, End::Cut(castle::Limit::Nodes), "{what}");
             assert_eq!(cut.disk.resumed_from.is_some(), i == 1, "{what}");
             let kept: Vec<_> = std::fs::read_dir(root.path()).unwrap().collect();
             assert_eq!(kept.len(), 1, "{what}: one directory kept");
@@ -742,7 +742,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
             for eighths in 1..=7 {
                 let nodes = full.expanded * eighths / 8;
                 let cut = layered_checkpointed(&deal, nodes, budget, root.path(), 2);
-                if cut.end != End::Unknown(Some(castle::Limit::Nodes)) {
+                if cut.end != End::Cut(castle::Limit::Nodes) {
                     // Memory: this deal's budget is too tight to be cut here.
                     break;
                 }
@@ -761,7 +761,7 @@ fn a_class_on_disk_resumes_between_its_layers() {
             assert_eq!(resumed.stored, full.stored, "{what}");
             // A verdict removes the directory; a budget keeps the checkpoint.
             let left = std::fs::read_dir(root.path()).unwrap().count();
-            assert_eq!(left > 0, matches!(full.end, End::Unknown(_)), "{what}");
+            assert_eq!(left > 0, matches!(full.end, End::Cut(_)), "{what}");
         }
     }
     assert!(

@@ -8,7 +8,7 @@ use crate::common::{cards, exact, f8, plain_dfs, solve_checked};
 use castle::check::{check_win, steps_of};
 use castle::rules::{Rules, SequenceMoves};
 use castle::solver::quotient::{
-    concrete_line, next_kept, search, search_proved, wrong_branches, Proved, QuotientLimit,
+    concrete_line, next_kept, search, search_proved, wrong_branches, End, Limit, Proved,
     QuotientOptions, QuotientResult, QuotientVerdict, Refusal,
 };
 use castle::{Deal, Variant, Verdict};
@@ -76,7 +76,7 @@ fn sweep(
         for &(k, dealt) in ks {
             let q = quotient_with(&deal, k, dealt, qnodes);
             match q.verdict {
-                QuotientVerdict::Lost => {
+                QuotientVerdict::LOST => {
                     t.lost += 1;
                     let v = *checked.get_or_insert_with(|| exact(&deal, enodes).verdict);
                     assert_ne!(
@@ -87,8 +87,8 @@ fn sweep(
                     );
                     t.confirmed += u32::from(v == Verdict::Unsolvable);
                 }
-                QuotientVerdict::BranchWin => t.branch_wins += 1,
-                QuotientVerdict::Limit(_) => t.limits += 1,
+                QuotientVerdict::BRANCH_WIN => t.branch_wins += 1,
+                QuotientVerdict::End(End::Cut(_)) => t.limits += 1,
                 QuotientVerdict::NotApplicable(why) => panic!("refused {r:?}: {why}"),
                 QuotientVerdict::Broken(why) => {
                     panic!("{} seed {seed} k {k}: broken invariant: {why}", r.variant)
@@ -201,7 +201,7 @@ fn k13_is_the_exact_search() {
         for seed in seeds {
             let deal = Deal::from_seed(r, seed);
             let q = quotient(&deal, 13, 300_000);
-            if matches!(q.verdict, QuotientVerdict::Limit(_)) {
+            if matches!(q.verdict, QuotientVerdict::End(End::Cut(_))) {
                 continue;
             }
             let e = solve_checked(&plain_dfs(1_000_000), &deal);
@@ -209,22 +209,22 @@ fn k13_is_the_exact_search() {
             // positions, the same verdicts.
             let d = quotient_with(&deal, 13, true, 1_000_000);
             match (d.verdict, e.verdict) {
-                (QuotientVerdict::Lost, Verdict::Unsolvable) => {
+                (QuotientVerdict::LOST, Verdict::Unsolvable) => {
                     assert!(d.positions >= e.states, "{variant} {start:?} seed {seed}")
                 }
-                (QuotientVerdict::BranchWin, Verdict::Solvable) | (_, Verdict::Unknown) => {}
-                (QuotientVerdict::Limit(_), _) => {}
+                (QuotientVerdict::BRANCH_WIN, Verdict::Solvable) | (_, Verdict::Unknown) => {}
+                (QuotientVerdict::End(End::Cut(_)), _) => {}
                 (d, e) => panic!("{variant} {start:?} seed {seed}: dealt {d}, exact {e}"),
             }
             match (q.verdict, e.verdict) {
-                (QuotientVerdict::Lost, Verdict::Unsolvable) => {
+                (QuotientVerdict::LOST, Verdict::Unsolvable) => {
                     assert_eq!(q.positions, e.states, "{variant} {start:?} seed {seed}");
                     lost += 1;
                 }
-                (QuotientVerdict::BranchWin, Verdict::Solvable) => {
+                (QuotientVerdict::BRANCH_WIN, Verdict::Solvable) => {
                     // Nothing branches at k = 13: the line is a win of the deal, and the
                     // checker replays it.
-                    let dealt_won = d.verdict == QuotientVerdict::BranchWin;
+                    let dealt_won = d.verdict == QuotientVerdict::BRANCH_WIN;
                     for line in [Some(&q.line), dealt_won.then_some(&d.line)]
                         .into_iter()
                         .flatten()
@@ -268,7 +268,7 @@ fn a_position_with_no_move_is_lost() {
         let q = quotient(&deal, k, 1000);
         assert_eq!(
             (q.verdict, q.positions),
-            (QuotientVerdict::Lost, 1),
+            (QuotientVerdict::LOST, 1),
             "k {k}"
         );
     }
@@ -296,7 +296,7 @@ fn a_winnable_position_is_never_lost() {
     deal.validate().unwrap();
     for k in 1..=13 {
         let q = quotient(&deal, k, 10_000);
-        assert_eq!(q.verdict, QuotientVerdict::BranchWin, "k {k}");
+        assert_eq!(q.verdict, QuotientVerdict::BRANCH_WIN, "k {k}");
         // From k = 3 the window holds the jack, queen and king: nothing branches, and the
         // line is a win of the deal.
         if k >= 3 {
@@ -315,13 +315,13 @@ fn a_branch_win_can_be_false() {
     let deal = Deal::from_seed(rules(Variant::BeleagueredCastle, Some(4), false), 29);
     assert_eq!(exact(&deal, 1_000_000).verdict, Verdict::Unsolvable);
     let q = quotient(&deal, 3, 1_000_000);
-    assert_eq!(q.verdict, QuotientVerdict::BranchWin);
+    assert_eq!(q.verdict, QuotientVerdict::BRANCH_WIN);
     // Its line is not a win of the deal: a foundation move meets another suit's card.
     assert!(!q.line.is_empty());
     assert_eq!(concrete_line(&deal, &q.line), None);
     assert_eq!(
         quotient(&deal, 13, 1_000_000).verdict,
-        QuotientVerdict::Lost
+        QuotientVerdict::LOST
     );
     // The line names the cards its branches got wrong; keeping them, the same window no
     // longer meets that line, and keeping one wrong card after each false win proves the
@@ -338,9 +338,9 @@ fn a_branch_win_can_be_false() {
         ..QuotientOptions::default()
     };
     let again = search(&deal, &opts, &AtomicBool::new(false));
-    assert!(again.verdict == QuotientVerdict::Lost || again.line != q.line);
+    assert!(again.verdict == QuotientVerdict::LOST || again.line != q.line);
     let (q, kept) = refine(&deal, 3, false, 60, 1_000_000);
-    assert_eq!(q.verdict, QuotientVerdict::Lost);
+    assert_eq!(q.verdict, QuotientVerdict::LOST);
     assert_ne!(kept, 0);
 }
 
@@ -364,7 +364,7 @@ fn refine(deal: &Deal, k: u8, dealt: bool, rounds: u32, nodes: u64) -> (Quotient
             ..QuotientOptions::default()
         };
         let q = search(deal, &opts, &AtomicBool::new(false));
-        if q.verdict != QuotientVerdict::BranchWin || concrete_line(deal, &q.line).is_some() {
+        if q.verdict != QuotientVerdict::BRANCH_WIN || concrete_line(deal, &q.line).is_some() {
             return (q, kept);
         }
         let next = next_kept(deal, &q.line, kept)
@@ -421,7 +421,7 @@ fn refined_lost_is_never_winnable() {
         let mut verdict = None;
         for (k, dealt) in [(1, false), (1, true), (2, true)] {
             let (q, kept) = refine(&deal, k, dealt, 8, 40_000);
-            if q.verdict != QuotientVerdict::Lost {
+            if q.verdict != QuotientVerdict::LOST {
                 continue;
             }
             lost += 1;
@@ -479,10 +479,10 @@ fn refine_runs(
         };
         pruned += q.pruned;
         match q.verdict {
-            QuotientVerdict::Lost => return (Refined::Lost, pruned),
-            QuotientVerdict::Limit(QuotientLimit::Nodes) if nodes < 100_000 => nodes *= 2,
-            QuotientVerdict::Limit(_) => return (Refined::Open, pruned),
-            QuotientVerdict::BranchWin => {
+            QuotientVerdict::LOST => return (Refined::Lost, pruned),
+            QuotientVerdict::End(End::Cut(Limit::Nodes)) if nodes < 100_000 => nodes *= 2,
+            QuotientVerdict::End(End::Cut(_)) => return (Refined::Open, pruned),
+            QuotientVerdict::BRANCH_WIN => {
                 if let Some(line) = concrete_line(deal, &q.line) {
                     check_win(deal, &steps_of(&line)).unwrap();
                     return (Refined::Won, pruned);
@@ -566,11 +566,11 @@ fn keeping_every_card_is_the_widest_window() {
             ..QuotientOptions::default()
         };
         let all = search(&deal, &opts, &AtomicBool::new(false));
-        if matches!(wide.verdict, QuotientVerdict::Limit(_)) {
+        if matches!(wide.verdict, QuotientVerdict::End(End::Cut(_))) {
             continue;
         }
         assert_eq!(all.verdict, wide.verdict, "seed {seed}");
-        if wide.verdict == QuotientVerdict::Lost {
+        if wide.verdict == QuotientVerdict::LOST {
             assert_eq!(all.positions, wide.positions, "seed {seed}");
             compared += 1;
         } else {
@@ -615,18 +615,18 @@ fn other_rules_are_refused() {
 fn budgets_stop_with_a_limit() {
     let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 9830);
     let q = quotient(&deal, 3, 10_000);
-    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Nodes));
+    assert_eq!(q.verdict, QuotientVerdict::End(End::Cut(Limit::Nodes)));
     let stopped = search(&deal, &QuotientOptions::default(), &AtomicBool::new(true));
     assert_eq!(
         stopped.verdict,
-        QuotientVerdict::Limit(QuotientLimit::Stopped)
+        QuotientVerdict::End(End::Cut(Limit::Stopped))
     );
     let tiny = QuotientOptions {
         max_bytes: 64 << 10,
         ..QuotientOptions::default()
     };
     let q = search(&deal, &tiny, &AtomicBool::new(false));
-    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Memory));
+    assert_eq!(q.verdict, QuotientVerdict::End(End::Cut(Limit::Memory)));
 }
 
 /// The caller runs the quotient beside the exact search and raises the flag when the exact
@@ -648,7 +648,7 @@ fn a_stop_flag_from_another_thread_ends_the_search() {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         h.join().unwrap()
     });
-    assert_eq!(q.verdict, QuotientVerdict::Limit(QuotientLimit::Stopped));
+    assert_eq!(q.verdict, QuotientVerdict::End(End::Cut(Limit::Stopped)));
     assert!(q.positions > 0 && q.seconds < 10.0, "{q:?}");
 }
 
@@ -730,13 +730,13 @@ fn a_run_short_of_room_drops_the_earlier_proofs_and_goes_on() {
         };
         let mut q = search_proved(&deal, &squeezed, &stop, &mut proved);
         dropped += u32::from(q.dropped);
-        if q.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
+        if q.verdict == QuotientVerdict::End(End::Cut(Limit::Memory)) {
             assert!(q.dropped, "run {run}: out of room with the proofs held");
             short += 1;
             proved.clear();
             q = search_proved(&deal, &base, &stop, &mut proved);
         }
-        assert_eq!(q.verdict, QuotientVerdict::BranchWin, "run {run}");
+        assert_eq!(q.verdict, QuotientVerdict::BRANCH_WIN, "run {run}");
         if let Some(line) = concrete_line(&deal, &q.line) {
             check_win(&deal, &steps_of(&line)).unwrap();
             assert!(dropped > short, "{dropped} dropped, {short} out of room");

@@ -187,17 +187,11 @@ struct Rec {
 
 const _: () = assert!(std::mem::size_of::<Rec>() == 8);
 
-/// How a layered search ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum End {
-    /// A win: every single-card move from the deal, automatic ones included (not yet
-    /// replayed by the checker: the caller does that).
-    Won(Vec<Move>),
-    /// Every position reachable from the deal was expanded, and none is won.
-    Lost,
-    /// A budget ran out first (`None`: the stop flag was raised). Never a loss.
-    Unknown(Option<Limit>),
-}
+/// How a layered search ended (the solve's [`End`]): a win is every single-card move from
+/// the deal, automatic ones included (not yet replayed by the checker: the caller does that);
+/// `Exhausted` means every position reachable from the deal was expanded and none is won; a
+/// cut is never a loss.
+pub use super::End;
 
 /// What a layered search found, and what it cost.
 #[derive(Clone, Debug)]
@@ -453,20 +447,18 @@ struct InClass {
     next: usize,
 }
 
-/// Why the search loop stopped early.
-enum Halt {
-    Won(Vec<Move>),
-    Unknown(Option<Limit>),
-}
+/// Why the search loop stopped early: a win, or a cut (never `Exhausted`, which is the
+/// loop's normal end).
+type Halt = End;
 
 /// `unknown` when the `deadline` has passed (`Limit::Seconds`) or `stop` is up (no limit).
 fn clock(deadline: Option<Instant>, stop: Option<&AtomicBool>) -> Result<(), Halt> {
     let clock = super::clock::Clock { deadline, stop };
     if clock.deadline_passed() {
-        return Err(Halt::Unknown(Some(Limit::Seconds)));
+        return Err(Halt::Cut(Limit::Seconds));
     }
     if clock.stopped() {
-        return Err(Halt::Unknown(None));
+        return Err(Halt::Cut(Limit::Stopped));
     }
     Ok(())
 }
@@ -613,7 +605,7 @@ impl<'a, const W: usize> Search<'a, W> {
         while !self.room(extra) {
             let was_on_disk = self.on_disk;
             if !self.relieve(class)? {
-                return Err(Halt::Unknown(Some(Limit::Memory)));
+                return Err(Halt::Cut(Limit::Memory));
             }
             if self.on_disk && !was_on_disk {
                 // The class went to disk: the bytes asked for its set are not needed now
@@ -646,7 +638,7 @@ impl<'a, const W: usize> Search<'a, W> {
     fn disk_failed(&mut self, e: std::io::Error) -> Halt {
         let dir = self.spill.as_ref().map(|s| s.dir().display().to_string());
         self.disk.error = Some(format!("{}: {e}", dir.unwrap_or_default()));
-        Halt::Unknown(Some(Limit::Disk))
+        Halt::Cut(Limit::Disk)
     }
 
     /// Writes every pending class's records to its file and drops its keys (see "Out of
@@ -691,7 +683,7 @@ impl<'a, const W: usize> Search<'a, W> {
     /// Appends a record; `Err` when the memory budget or the index space runs out.
     fn push(&mut self, r: Rec) -> Result<u32, Halt> {
         if self.len >= u32::MAX as usize {
-            return Err(Halt::Unknown(Some(Limit::Memory)));
+            return Err(Halt::Cut(Limit::Memory));
         }
         if self.len % CHUNK == 0 {
             // The class's keys stay in memory here: its set already holds this record's key.
@@ -777,7 +769,11 @@ impl<'a, const W: usize> Search<'a, W> {
         let (deadline, stop) = (self.deadline, self.stop);
         let marks = match spill.settle::<W>(&|| clock(deadline, stop).is_err()) {
             Ok(Some(m)) => m,
-            Ok(None) => return Err(clock(deadline, stop).err().unwrap_or(Halt::Unknown(None))),
+            Ok(None) => {
+                return Err(clock(deadline, stop)
+                    .err()
+                    .unwrap_or(Halt::Cut(Limit::Stopped)))
+            }
             Err(e) => return Err(self.disk_failed(e)),
         };
         let n = self.spill.as_ref().map_or(0, Spill::candidates);
@@ -816,14 +812,13 @@ impl<'a, const W: usize> Search<'a, W> {
 
     fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Report {
         let end = match self.levels_loop(progress) {
-            Ok(()) => End::Lost,
-            Err(Halt::Won(line)) => End::Won(line),
-            Err(Halt::Unknown(l)) => End::Unknown(l),
+            Ok(()) => End::Exhausted,
+            Err(halt) => halt,
         };
         let mut spill = self.spill.take();
         if let Some(s) = &mut spill {
             // Without a verdict the checkpoint stays for the next run.
-            s.keep(matches!(end, End::Unknown(_)));
+            s.keep(matches!(end, End::Cut(_)));
         }
         let stored = self.len as u64
             + self
@@ -974,7 +969,7 @@ impl<'a, const W: usize> Search<'a, W> {
                 break;
             }
             if self.limits.max_nodes.is_some_and(|n| self.expanded >= n) {
-                return Err(Halt::Unknown(Some(Limit::Nodes)));
+                return Err(Halt::Cut(Limit::Nodes));
             }
             if self.expanded % CHECK_EVERY == 0 {
                 self.check_clock()?;

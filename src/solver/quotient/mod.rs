@@ -45,7 +45,7 @@
 //!
 //! An abstract win proves nothing: a branch may give a suit to a card that does not have it,
 //! so the line may not correspond to any concrete play. It is reported as
-//! [`QuotientVerdict::BranchWin`] with its line ([`QuotientResult::line`]); the caller plays
+//! [`QuotientVerdict::BRANCH_WIN`] with its line ([`QuotientResult::line`]); the caller plays
 //! the line on the deal ([`concrete_line`]: tableau moves are legal there, being moves on
 //! ranks, and a foundation move is legal exactly when its branch was the real card), keeps it
 //! if it wins there (the checker replays it like any win), and otherwise falls back to the
@@ -254,6 +254,7 @@
 //! the merging saves on small deals.
 
 use super::table::{advise_huge_pages, prefetch};
+pub use super::{End, Limit};
 use crate::card::KING;
 use crate::check::{steps_of, Board};
 use crate::deal::Deal;
@@ -317,19 +318,6 @@ impl Default for QuotientOptions {
     }
 }
 
-/// Which budget stopped a quotient search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QuotientLimit {
-    /// [`QuotientOptions::max_nodes`].
-    Nodes,
-    /// [`QuotientOptions::max_seconds`].
-    Seconds,
-    /// [`QuotientOptions::max_bytes`].
-    Memory,
-    /// The caller's stop flag.
-    Stopped,
-}
-
 /// Why the quotient does not apply to a rule set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Refusal {
@@ -363,18 +351,24 @@ impl fmt::Display for Refusal {
 /// The answer of a quotient search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum QuotientVerdict {
-    /// No reachable abstract position is won: the deal is lost (a proof).
-    Lost,
-    /// A won abstract position was reached; it may rest on a branch no concrete play matches,
-    /// so it proves nothing.
-    BranchWin,
-    /// A budget ran out (never a verdict).
-    Limit(QuotientLimit),
+    /// How the search ended: `Exhausted` ([`QuotientVerdict::LOST`]) when no reachable
+    /// abstract position is won, which proves the deal lost; `Won` ([`QuotientVerdict::BRANCH_WIN`])
+    /// when a won abstract position was reached, which may rest on a branch no concrete play
+    /// matches and so proves nothing (its line is [`QuotientResult::line`]); a cut is never a
+    /// verdict.
+    End(End<()>),
     /// The rules are not ones the quotient applies to.
     NotApplicable(Refusal),
     /// A check that guards the proof failed (a bug): the run proves nothing, and the solve
     /// that ran it ends as an error (see [`Broken`]).
     Broken(Broken),
+}
+
+impl QuotientVerdict {
+    /// No reachable abstract position is won: the deal is lost (a proof).
+    pub const LOST: QuotientVerdict = QuotientVerdict::End(End::Exhausted);
+    /// A won abstract position was reached (proves nothing).
+    pub const BRANCH_WIN: QuotientVerdict = QuotientVerdict::End(End::Won(()));
 }
 
 /// A broken invariant of the quotient search: each is checked in every build, because the
@@ -404,14 +398,14 @@ impl fmt::Display for Broken {
     }
 }
 
-/// Why the search stopped before its verdict.
+/// Why the search stopped before its verdict: a cut, or a broken invariant.
 enum Halt {
-    Limit(QuotientLimit),
+    Limit(Limit),
     Broken(Broken),
 }
 
-impl From<QuotientLimit> for Halt {
-    fn from(l: QuotientLimit) -> Halt {
+impl From<Limit> for Halt {
+    fn from(l: Limit) -> Halt {
         Halt::Limit(l)
     }
 }
@@ -420,12 +414,13 @@ impl QuotientVerdict {
     /// The name used in outputs: `lost`, `branch-win`, `limit-nodes`, ..., `not-applicable`.
     pub fn name(self) -> &'static str {
         match self {
-            QuotientVerdict::Lost => "lost",
-            QuotientVerdict::BranchWin => "branch-win",
-            QuotientVerdict::Limit(QuotientLimit::Nodes) => "limit-nodes",
-            QuotientVerdict::Limit(QuotientLimit::Seconds) => "limit-seconds",
-            QuotientVerdict::Limit(QuotientLimit::Memory) => "limit-memory",
-            QuotientVerdict::Limit(QuotientLimit::Stopped) => "stopped",
+            QuotientVerdict::LOST => "lost",
+            QuotientVerdict::BRANCH_WIN => "branch-win",
+            QuotientVerdict::End(End::Cut(Limit::Nodes)) => "limit-nodes",
+            QuotientVerdict::End(End::Cut(Limit::Seconds)) => "limit-seconds",
+            QuotientVerdict::End(End::Cut(Limit::Memory)) => "limit-memory",
+            QuotientVerdict::End(End::Cut(Limit::Stopped)) => "stopped",
+            QuotientVerdict::End(End::Cut(Limit::Disk)) => "limit-disk",
             QuotientVerdict::NotApplicable(_) => "not-applicable",
             QuotientVerdict::Broken(_) => "broken",
         }
@@ -537,7 +532,7 @@ fn run_search(
 ) -> (QuotientResult, Option<crate::certificate::Members>) {
     let t0 = Instant::now();
     let mut out = QuotientResult {
-        verdict: QuotientVerdict::Lost,
+        verdict: QuotientVerdict::LOST,
         line: Vec::new(),
         positions: 0,
         nodes: 0,
@@ -573,7 +568,7 @@ fn run_search(
                 buf: Vec::new(),
             });
             out.verdict = s.run();
-            if out.verdict == QuotientVerdict::BranchWin {
+            if out.verdict == QuotientVerdict::BRANCH_WIN {
                 out.line = s.line();
             }
             out.positions = s.positions;
@@ -592,9 +587,9 @@ fn run_search(
                 // same).
                 if !matches!(
                     out.verdict,
-                    QuotientVerdict::Lost
+                    QuotientVerdict::LOST
                         | QuotientVerdict::Broken(_)
-                        | QuotientVerdict::Limit(QuotientLimit::Memory)
+                        | QuotientVerdict::End(End::Cut(Limit::Memory))
                 ) {
                     // Its proved positions alone (closed, or skipped as an earlier run's):
                     // the others can prove nothing.

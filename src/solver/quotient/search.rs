@@ -250,27 +250,27 @@ impl<'a> Search<'a> {
 
     /// Fails if a table growing to `new_bytes` (while its old array is still held) would
     /// pass the memory budget.
-    pub(super) fn grow_check(&mut self, new_bytes: usize) -> Result<(), QuotientLimit> {
+    pub(super) fn grow_check(&mut self, new_bytes: usize) -> Result<(), Limit> {
         let mut total = self.bytes() + new_bytes;
         if total > self.opts.max_bytes && self.drop_earlier() {
             total = self.bytes() + new_bytes;
         }
         if total > self.opts.max_bytes {
-            return Err(QuotientLimit::Memory);
+            return Err(Limit::Memory);
         }
         self.peak_bytes = self.peak_bytes.max(total);
         Ok(())
     }
 
-    pub(super) fn check(&mut self) -> Result<(), QuotientLimit> {
+    pub(super) fn check(&mut self) -> Result<(), Limit> {
         if self.stop.load(Ordering::Relaxed) {
-            return Err(QuotientLimit::Stopped);
+            return Err(Limit::Stopped);
         }
         if self.opts.max_nodes.is_some_and(|m| self.nodes >= m) {
-            return Err(QuotientLimit::Nodes);
+            return Err(Limit::Nodes);
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(QuotientLimit::Seconds);
+            return Err(Limit::Seconds);
         }
         let mut b = self.bytes();
         self.peak_bytes = self.peak_bytes.max(b);
@@ -278,7 +278,7 @@ impl<'a> Search<'a> {
             b = self.bytes();
         }
         if b > self.opts.max_bytes {
-            return Err(QuotientLimit::Memory);
+            return Err(Limit::Memory);
         }
         Ok(())
     }
@@ -334,7 +334,7 @@ impl<'a> Search<'a> {
                 return Ok(false);
             }
             if self.next_index == PROVED - 1 {
-                return Err(Halt::Limit(QuotientLimit::Memory));
+                return Err(Halt::Limit(Limit::Memory));
             }
             index = self.next_index;
             self.next_index += 1;
@@ -362,7 +362,7 @@ impl<'a> Search<'a> {
         }
         // Frames hold 32-bit places in the move stack.
         if self.moves.len() >= u32::MAX as usize {
-            return Err(Halt::Limit(QuotientLimit::Memory));
+            return Err(Halt::Limit(Limit::Memory));
         }
         self.frames.push(Frame {
             next: start as u32,
@@ -394,14 +394,14 @@ impl<'a> Search<'a> {
     pub(super) fn run(&mut self) -> QuotientVerdict {
         match self.dfs() {
             Ok(v) => v,
-            Err(Halt::Limit(l)) => QuotientVerdict::Limit(l),
+            Err(Halt::Limit(l)) => QuotientVerdict::End(End::Cut(l)),
             Err(Halt::Broken(why)) => QuotientVerdict::Broken(why),
         }
     }
 
     pub(super) fn dfs(&mut self) -> Result<QuotientVerdict, Halt> {
         if self.a.won() {
-            return Ok(QuotientVerdict::BranchWin);
+            return Ok(QuotientVerdict::BRANCH_WIN);
         }
         self.check()?;
         self.open(None)?;
@@ -427,7 +427,7 @@ impl<'a> Search<'a> {
             let m = self.a.apply(m);
             if self.a.won() {
                 self.won_by = Some(m);
-                return Ok(QuotientVerdict::BranchWin);
+                return Ok(QuotientVerdict::BRANCH_WIN);
             }
             if !self.open(Some(m))? {
                 self.a.undo(m);
@@ -437,6 +437,6 @@ impl<'a> Search<'a> {
                 self.check()?;
             }
         }
-        Ok(QuotientVerdict::Lost)
+        Ok(QuotientVerdict::LOST)
     }
 }

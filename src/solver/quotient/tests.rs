@@ -72,7 +72,7 @@ fn a_foundation_move_with_no_branch_breaks_the_run() {
         ..QuotientOptions::default()
     };
     let mut a = Abs::new(&ace_on_top(), 2, false, 0).unwrap();
-    assert_eq!(run_on(a.clone(), &opts), QuotientVerdict::Lost);
+    assert_eq!(run_on(a.clone(), &opts), QuotientVerdict::LOST);
     forget_rank(&mut a, 3);
     assert_eq!(run_on(a, &opts), QuotientVerdict::Broken(Broken::NoBranch));
 }

@@ -9,9 +9,10 @@
 
 use super::bestfirst::Clock;
 use super::plan::{Between, Plan, QuotientPlan};
-use super::portfolio::{Portfolio, Turn};
+use super::portfolio::Portfolio;
 use super::{
-    quotient, search, table, Limit, Outcome, Phase, Progress, SolveError, Solver, Spent, Verdict,
+    quotient, search, table, Cost, End, Limit, Outcome, Phase, Progress, SolveError, Solver, Spent,
+    Verdict,
 };
 use crate::deal::Deal;
 use crate::moves::Move;
@@ -118,15 +119,11 @@ impl Solver {
                 None => quick,
             };
             attempts += 1;
-            let (line, limit) = ctx.attempt(Some(budget), 0, true, progress);
-            match (line, limit) {
-                (Some(line), _) => {
-                    return Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quick)));
+            match ctx.attempt(Some(budget), 0, true, progress) {
+                end @ (End::Won(_) | End::Cut(Limit::Seconds | Limit::Memory | Limit::Stopped)) => {
+                    return Ok(ctx.outcome(end, attempts, Phase::Quick));
                 }
-                (None, Some(l @ (Limit::Seconds | Limit::Memory | Limit::Stopped))) => {
-                    return Ok(ctx.outcome(Err(Some(l)), attempts, None));
-                }
-                (None, Some(Limit::Nodes)) => {
+                End::Cut(Limit::Nodes) => {
                     // Not decided at once: the portfolio's first slice.
                     if let (Some(pf), Some(slice)) = (portfolio.as_mut(), plan.early_slice) {
                         let out = portfolio_slice(pf, loan_part, slice, &mut ctx, clock, attempts);
@@ -163,8 +160,8 @@ impl Solver {
                 budget = global_left;
             }
             attempts += 1;
-            let (line, limit) = ctx.attempt(budget, u64::from(k), false, progress);
-            if line.is_none() && limit == Some(Limit::Nodes) && !global_binds {
+            let end = ctx.attempt(budget, u64::from(k), false, progress);
+            if end == End::Cut(Limit::Nodes) && !global_binds {
                 // A slice of the portfolio: the best-first member a quarter of the attempt's
                 // nodes (a half with a stock, all of them once an sa deal looks winnable; see
                 // `winnable_share`), each other member its share of that.
@@ -230,12 +227,7 @@ impl Solver {
                 k += 1;
                 continue;
             }
-            let phase = (limit.is_none() || line.is_some()).then_some(Phase::Complete);
-            let result = match line {
-                Some(line) => Ok(line),
-                None => Err(limit),
-            };
-            return Ok(ctx.outcome(result, attempts, phase));
+            return Ok(ctx.outcome(end, attempts, Phase::Complete));
         }
     }
 }
@@ -350,24 +342,14 @@ impl Solver {
         if out.verdict == Verdict::Unknown {
             match step {
                 QuotientStep::Lost { positions } => {
-                    out.verdict = Verdict::Unsolvable;
-                    out.limit = None;
-                    out.phase = Some(Phase::Quotient);
+                    out.settle(End::Exhausted, Phase::Quotient);
                     out.states = positions;
                     out.peak_states = out.peak_states.max(positions);
                 }
-                QuotientStep::Won { line } => {
-                    out.verdict = Verdict::Solvable;
-                    out.moves = line;
-                    out.limit = None;
-                    out.phase = Some(Phase::Quotient);
-                }
+                QuotientStep::Won { line } => out.settle(End::Won(line), Phase::Quotient),
                 _ => {
                     if let Some(line) = swarm_win {
-                        out.verdict = Verdict::Solvable;
-                        out.moves = line;
-                        out.limit = None;
-                        out.phase = Some(Phase::BesideSwarm);
+                        out.settle(End::Won(line), Phase::BesideSwarm);
                     }
                 }
             }
@@ -482,11 +464,17 @@ fn portfolio_slice<const W: usize>(
     ctx.table.lend(bytes.borrowed);
     ctx.table.grant(bytes.freed);
     match turn {
-        Turn::Won(line, member) => {
-            Some(ctx.outcome(Ok(line), attempts, Some(Phase::BestFirst(member))))
+        End::Won((line, member)) => {
+            Some(ctx.outcome(End::Won(line), attempts, Phase::BestFirst(member)))
         }
-        Turn::Deadline => Some(ctx.outcome(Err(Some(ctx.solver.clock_limit())), attempts, None)),
-        Turn::Budget => None,
+        // The slice was spent (the portfolio never ends `Exhausted`: its members only look
+        // for wins, and one that runs out of positions leaves its seat).
+        End::Cut(Limit::Nodes) | End::Exhausted => None,
+        End::Cut(_) => Some(ctx.outcome(
+            End::Cut(ctx.solver.clock_limit()),
+            attempts,
+            Phase::Complete,
+        )),
     }
 }
 
@@ -600,7 +588,7 @@ impl<'a, const W: usize> Probes<'a, W> {
                     ..*now
                 })
             };
-            let (line, limit) = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, &mut shown);
+            let end = p.attempt(Some(nodes), PROBE_JITTER + self.run, false, &mut shown);
             self.credit -= (p.done - main.done).min(self.credit);
             main.spent.probes += p.done - main.done;
             main.done = p.done;
@@ -610,20 +598,18 @@ impl<'a, const W: usize> Probes<'a, W> {
             // A probe is an exact search like any attempt: its win is a win, and a probe
             // that ends within its budget has searched every reachable position.
             // Its outcome counts the states of the table that decided, the probe's.
-            let decided = |main: &Context<'a, W>, result| {
-                let mut out = main.outcome(result, *attempts, Some(Phase::Probe));
-                out.states = p.table.len() as u64;
-                out.peak_states = out.peak_states.max(p.table.peak_len() as u64);
-                out
-            };
-            match (line, limit) {
-                (Some(line), _) => return Some(decided(main, Ok(line))),
-                (None, None) => return Some(decided(main, Err(None))),
-                (None, Some(l @ (Limit::Seconds | Limit::Stopped))) => {
-                    return Some(main.outcome(Err(Some(l)), *attempts, None));
+            match end {
+                End::Won(_) | End::Exhausted => {
+                    let mut out = main.outcome(end, *attempts, Phase::Probe);
+                    out.states = p.table.len() as u64;
+                    out.peak_states = out.peak_states.max(p.table.peak_len() as u64);
+                    return Some(out);
+                }
+                End::Cut(Limit::Seconds | Limit::Stopped) => {
+                    return Some(main.outcome(end, *attempts, Phase::Probe));
                 }
                 // Out of nodes, or out of its small table's room: the next.
-                (None, Some(Limit::Nodes | Limit::Memory | Limit::Disk)) => {}
+                End::Cut(Limit::Nodes | Limit::Memory | Limit::Disk) => {}
             }
         }
     }
@@ -699,15 +685,15 @@ impl<'a, const W: usize> Context<'a, W> {
         }
     }
 
-    /// One search from the deal with a fresh table: the win found, or why it stopped without
-    /// one (no reason: the reachable space was exhausted).
+    /// One search from the deal with a fresh table: its win, its exhaustion, or the limit
+    /// that cut it.
     pub(super) fn attempt(
         &mut self,
         budget: Option<u64>,
         jitter: u64,
         greedy: bool,
         progress: &mut dyn FnMut(&Progress),
-    ) -> (Option<Vec<Move>>, Option<Limit>) {
+    ) -> End {
         if self.proofs {
             self.table.forget_open();
         } else {
@@ -759,30 +745,18 @@ impl<'a, const W: usize> Context<'a, W> {
         self.untracked += u32::from(run.untracked.load(Ordering::Relaxed));
         let win = run.win.into_inner().unwrap_or_else(|e| e.into_inner());
         let limit = run.limit.into_inner().unwrap_or_else(|e| e.into_inner());
-        (win, limit)
+        End::of(win, limit)
     }
 
-    fn outcome(
-        &self,
-        result: Result<Vec<Move>, Option<Limit>>,
-        attempts: u32,
-        phase: Option<Phase>,
-    ) -> Outcome {
-        // The win is shortened (with `Solver::shorten`) and replayed by `Solver::solve_w` and
-        // `Solver::solve_with_progress`, where a failure can be returned.
-        let (verdict, moves, limit) = match result {
-            Ok(line) => (Verdict::Solvable, line, None),
-            Err(Some(l)) => (Verdict::Unknown, Vec::new(), Some(l)),
-            Err(None) => (Verdict::Unsolvable, Vec::new(), None),
-        };
-        Outcome {
-            verdict,
-            moves,
+    /// The outcome of the solve, ended by `end` (decided by `phase` unless cut), at what the
+    /// attempts have spent so far. The win is shortened (with `Solver::shorten`) and replayed
+    /// by `Solver::solve_w` and `Solver::solve_with_progress`, where a failure can be returned.
+    fn outcome(&self, end: End, attempts: u32, phase: Phase) -> Outcome {
+        let cost = Cost {
             nodes: self.done,
             states: self.table.len() as u64,
             peak_states: self.table.peak_len() as u64,
             seconds: self.t0.elapsed().as_secs_f64(),
-            limit,
             best_home: self.best_home,
             table_bytes: self.table.bytes(),
             peak_table_bytes: self.table.peak_bytes(),
@@ -790,16 +764,10 @@ impl<'a, const W: usize> Context<'a, W> {
             replaced: self.table.replaced(),
             untracked: self.untracked,
             attempts,
-            phase,
-            short_nodes: None,
-            shortest: false,
-            short_limit: None,
-            first_len: None,
-            shorten_cut: false,
             disk: None,
             spent: self.spent,
-            cpu_seconds: 0.0,
-        }
+        };
+        Outcome::new(end, phase, cost)
     }
 }
 

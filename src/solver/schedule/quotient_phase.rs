@@ -8,8 +8,9 @@ use crate::moves::Move;
 use crate::solver::bestfirst::Clock;
 use crate::solver::plan::QuotientPlan;
 use crate::solver::portfolio::Portfolio;
-use crate::solver::quotient::{self, QuotientLimit, QuotientOptions, QuotientVerdict};
-use crate::solver::{Limits, Outcome, Phase, SolveError, Solver};
+use crate::solver::quotient::{self, QuotientOptions, QuotientVerdict};
+use crate::solver::Limit;
+use crate::solver::{End, Limits, Outcome, Phase, SolveError, Solver};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -67,15 +68,15 @@ pub(super) fn quotient_step<const W: usize>(
     match step {
         QuotientStep::Continue | QuotientStep::Short => None,
         QuotientStep::Deadline => Some(Ok(ctx.outcome(
-            Err(Some(ctx.solver.clock_limit())),
+            End::Cut(ctx.solver.clock_limit()),
             attempts,
-            None,
+            Phase::Quotient,
         ))),
         QuotientStep::Won { line } => {
-            Some(Ok(ctx.outcome(Ok(line), attempts, Some(Phase::Quotient))))
+            Some(Ok(ctx.outcome(End::Won(line), attempts, Phase::Quotient)))
         }
         QuotientStep::Lost { positions } => {
-            let mut out = ctx.outcome(Err(None), attempts, Some(Phase::Quotient));
+            let mut out = ctx.outcome(End::Exhausted, attempts, Phase::Quotient);
             out.states = positions;
             out.peak_states = out.peak_states.max(positions);
             Some(Ok(out))
@@ -268,7 +269,7 @@ impl QuotientSchedule {
             let stop = clock.stop.unwrap_or(&never);
             let r = quotient::search_proved(deal, &opts, stop, &mut self.proved);
             *done = done.saturating_add(r.nodes);
-            if r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) && self.proved.runs() > 0
+            if r.verdict == QuotientVerdict::End(End::Cut(Limit::Memory)) && self.proved.runs() > 0
             {
                 // Earlier runs' proofs took room this one needed (a run frees those it
                 // consults and goes on; these are the others): run again without them (as
@@ -277,19 +278,19 @@ impl QuotientSchedule {
                 self.credit -= r.nodes.min(self.credit);
                 continue;
             }
-            if recallable && r.verdict == QuotientVerdict::Limit(QuotientLimit::Memory) {
+            if recallable && r.verdict == QuotientVerdict::End(End::Cut(Limit::Memory)) {
                 return QuotientStep::Short;
             }
             // Charged the nodes it used: a run that ends before its budget (a false win the
             // next run refines, say) leaves the rest to the next.
             self.credit -= r.nodes.min(self.credit);
             match r.verdict {
-                QuotientVerdict::Lost => {
+                QuotientVerdict::LOST => {
                     return QuotientStep::Lost {
                         positions: r.positions,
                     }
                 }
-                QuotientVerdict::BranchWin => {
+                QuotientVerdict::BRANCH_WIN => {
                     self.branched = true;
                     // A branch win whose line is legal on the deal itself is a win (every
                     // branch it took was the real card).
@@ -336,13 +337,14 @@ impl QuotientSchedule {
                         self.off = true;
                     }
                 }
-                QuotientVerdict::Limit(QuotientLimit::Nodes) => {
+                QuotientVerdict::End(End::Cut(Limit::Nodes)) => {
                     self.budget = self.budget.saturating_mul(2)
                 }
-                QuotientVerdict::Limit(QuotientLimit::Seconds | QuotientLimit::Stopped) => {
+                QuotientVerdict::End(End::Cut(Limit::Seconds | Limit::Stopped)) => {
                     return QuotientStep::Deadline
                 }
-                QuotientVerdict::Limit(QuotientLimit::Memory)
+                // (The quotient keeps nothing on disk: `Disk` never ends its runs.)
+                QuotientVerdict::End(End::Cut(Limit::Memory | Limit::Disk))
                 | QuotientVerdict::NotApplicable(_) => self.off = true,
                 QuotientVerdict::Broken(why) => {
                     self.off = true;
