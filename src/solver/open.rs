@@ -25,12 +25,9 @@ const PREFETCH_FROM: usize = 1 << 16;
 /// The key's hash; its top half is both the entry's check bits and its home slot.
 #[inline]
 fn hash<const W: usize>(key: &[u64; W]) -> u64 {
-    let mut h = crate::state::KEY_HASH_SEED;
-    for &w in key {
-        h = (h ^ w).wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        h ^= h >> 29;
-    }
-    h.wrapping_mul(crate::state::KEY_HASH_MUL) & !0xFFFF_FFFF
+    use crate::state::{fold_key, Stir, KEY_HASH_MUL, KEY_HASH_MUL2, KEY_HASH_SEED};
+    let h = fold_key(key, KEY_HASH_SEED, KEY_HASH_MUL2, Stir::XorShift(29));
+    h.wrapping_mul(KEY_HASH_MUL) & !0xFFFF_FFFF
 }
 
 /// The position on the open stack an entry points at.

@@ -297,10 +297,8 @@ impl<const W: usize> Scratch<W> {
 /// only costs a table probe).
 #[inline]
 fn cache_slot<const W: usize>(recent: &[([u64; W], u32)], key: &[u64; W]) -> usize {
-    let mut h = 0u64;
-    for &w in key {
-        h = (h ^ w).wrapping_mul(crate::state::KEY_HASH_MUL);
-    }
+    use crate::state::{fold_key, Stir, KEY_HASH_MUL};
+    let h = fold_key(key, 0, KEY_HASH_MUL, Stir::Not);
     (h >> 40) as usize & (recent.len() - 1)
 }
 

@@ -73,7 +73,7 @@ impl std::hash::Hasher for Mixed {
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            self.0 = (self.0 << 8 | u64::from(b)).wrapping_mul(crate::state::KEY_HASH_MUL);
         }
     }
     fn write_u64(&mut self, x: u64) {

@@ -99,11 +99,8 @@ impl Slot {
 /// The mixed hash of a key: segment from the top bits, home from the next, tag from the low.
 #[inline]
 pub fn mix(key: &[u64]) -> u64 {
-    let mut h: u64 = crate::state::KEY_HASH_SEED;
-    for &w in key {
-        h = (h ^ w).wrapping_mul(crate::state::KEY_HASH_MUL);
-        h ^= h >> 29;
-    }
+    use crate::state::{fold_key, Stir, KEY_HASH_MUL, KEY_HASH_SEED};
+    let h = fold_key(key, KEY_HASH_SEED, KEY_HASH_MUL, Stir::XorShift(29));
     h.wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (h >> 32)
 }
 

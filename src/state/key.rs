@@ -57,6 +57,42 @@ pub(crate) const KEY_HASH_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
 /// of the fraction of pi (a nothing-up-my-sleeve number; any value not zero would do).
 pub(crate) const KEY_HASH_SEED: u64 = 0x243F_6A88_85A3_08D3;
 
+/// A second odd multiplier for the key hashes that want one (the open set's fold, the
+/// quotient's finish): any odd constant with well-spread bits would do.
+pub(crate) const KEY_HASH_MUL2: u64 = 0xD6E8_FEB8_6659_FD93;
+
+/// What [`fold_key`] does to the running hash after each word's multiply.
+#[derive(Clone, Copy)]
+pub(crate) enum Stir {
+    /// Nothing: the recent-key cache's cheap hash, whose collisions cost one table probe.
+    Not,
+    /// `h ^= h >> s`: brings the high bits the multiply mixed down to the low ones.
+    XorShift(u32),
+    /// `h = h.rotate_left(r)`: the same for the spill's partitions.
+    Rotate(u32),
+}
+
+/// The one loop of the key hashes: from `seed`, each word xored in, the sum multiplied by
+/// `mul`, then stirred. Each user keeps its own seed, multiplier, stir and finish (the
+/// table's tag bits, the open set's home slot, the quotient's parts, the spill's partition
+/// byte, the cache's slot), because a hash decides where a key lies and so, in a table
+/// that replaces entries when full, which keys survive: changing one would move node
+/// counts, and none of them is wrong. Inlined with constant arguments, the `match` folds
+/// away.
+#[inline(always)]
+pub(crate) fn fold_key(words: &[u64], seed: u64, mul: u64, stir: Stir) -> u64 {
+    let mut h = seed;
+    for &w in words {
+        h = (h ^ w).wrapping_mul(mul);
+        h = match stir {
+            Stir::Not => h,
+            Stir::XorShift(s) => h ^ (h >> s),
+            Stir::Rotate(r) => h.rotate_left(r),
+        };
+    }
+    h
+}
+
 impl Position {
     /// Recomputes pile `i`'s key field from its descriptors: for a column pile the prefix
     /// length, run length and run bits; for a refilled pile its base card, run length and

@@ -31,7 +31,7 @@ mod order;
 mod safe;
 
 pub use eval::Features;
-pub(crate) use key::{KEY_HASH_MUL, KEY_HASH_SEED};
+pub(crate) use key::{fold_key, Stir, KEY_HASH_MUL, KEY_HASH_MUL2, KEY_HASH_SEED};
 
 /// Most tableau piles any variant uses.
 pub const MAX_PILES: usize = 12;

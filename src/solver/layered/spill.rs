@@ -61,10 +61,7 @@ fn key_bytes(key: &[u64], e: &mut [u8]) -> usize {
 /// A hash of a key: its top byte picks the partition, its low bits the cache's slot.
 #[inline]
 fn hash(key: &[u64]) -> u64 {
-    let mut h = 0u64;
-    for &w in key {
-        h = (h ^ w).wrapping_mul(KEY_HASH_MUL).rotate_left(29);
-    }
+    let h = crate::state::fold_key(key, 0, KEY_HASH_MUL, crate::state::Stir::Rotate(29));
     h.wrapping_mul(KEY_HASH_MUL)
 }
 

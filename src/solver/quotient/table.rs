@@ -39,12 +39,9 @@ pub(super) const PART_FIRST: usize = (1 << 12) / PARTS;
 
 #[inline]
 pub(super) fn hash_words(words: &[u64]) -> u64 {
-    let mut h = 0x243F_6A88_85A3_08D3u64;
-    for &w in words {
-        h = (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        h ^= h >> 32;
-    }
-    h = h.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    use crate::state::{fold_key, Stir, KEY_HASH_MUL, KEY_HASH_MUL2, KEY_HASH_SEED};
+    let h = fold_key(words, KEY_HASH_SEED, KEY_HASH_MUL, Stir::XorShift(32));
+    let h = h.wrapping_mul(KEY_HASH_MUL2);
     h ^ h >> 32
 }
 
