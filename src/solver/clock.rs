@@ -34,13 +34,14 @@ impl Clock<'_> {
         self.deadline_passed() || self.stopped()
     }
 
-    /// The limit that cut a search that found [`Clock::out_of_time`]: `Seconds` once the
-    /// deadline has passed, else `Stopped`.
+    /// The limit that cut a search that found [`Clock::out_of_time`]: `Stopped` while the
+    /// stop flag is up, else `Seconds` (the order `Solver::clock_limit` reads the solve's own
+    /// clock in, so an engine's cut and the solve's outcome name the same limit).
     pub fn cut(&self) -> Limit {
-        if self.deadline_passed() {
-            Limit::Seconds
-        } else {
+        if self.stopped() {
             Limit::Stopped
+        } else {
+            Limit::Seconds
         }
     }
 }

@@ -470,11 +470,8 @@ fn portfolio_slice<const W: usize>(
         // The slice was spent (the portfolio never ends `Exhausted`: its members only look
         // for wins, and one that runs out of positions leaves its seat).
         End::Cut(Limit::Nodes) | End::Exhausted => None,
-        End::Cut(_) => Some(ctx.outcome(
-            End::Cut(ctx.solver.clock_limit()),
-            attempts,
-            Phase::Complete,
-        )),
+        // Out of time: the slice's own cut names the limit.
+        End::Cut(l) => Some(ctx.outcome(End::Cut(l), attempts, Phase::Complete)),
     }
 }
 
