@@ -9,7 +9,10 @@
 //! - `... -- along SEED`: positions at each tenth of a win (all winnable);
 //! - `... -- play SEED 60,40,20`: positions of a random playout at those stock sizes.
 //!
-//! `TIMEOUT=S` bounds each solve; `SHOW=1` prints a model event by event.
+//! - `... -- replay SEED FILE`: a model saved by `MODELS=DIR` played again on deal `SEED`.
+//!
+//! `TIMEOUT=S` bounds each solve; `SHOW=1` prints a model event by event; `MODELS=DIR`
+//! saves each model (one byte a variable).
 
 use castle::{Deal, Variant};
 use std::time::Instant;
@@ -23,7 +26,24 @@ fn sat(deal: &Deal, what: &str, show_it: bool) -> Option<bool> {
     let (v, run) = castle::sat::decide(deal, deadline, None, proof, false).unwrap();
     let r = match &v {
         castle::sat::Verdict::Lost { .. } => Some(false),
-        castle::sat::Verdict::Model(_) => Some(true),
+        castle::sat::Verdict::Model {
+            replayed,
+            assignment,
+            ..
+        } => {
+            if let Ok(dir) = std::env::var("MODELS") {
+                let bytes: Vec<u8> = assignment.iter().map(|&b| u8::from(b)).collect();
+                std::fs::write(format!("{dir}/{}.model", what.replace(' ', "-")), bytes).unwrap();
+            }
+            println!(
+                "{what}: model played on the game: {} of {} gaps, {} cards home; {}",
+                replayed.gaps,
+                deal.stock.len() + deal.waste.len(),
+                replayed.home,
+                replayed.refusal.as_deref().unwrap_or("every gap played")
+            );
+            Some(true)
+        }
         castle::sat::Verdict::Stopped => None,
     };
     println!(
@@ -36,7 +56,7 @@ fn sat(deal: &Deal, what: &str, show_it: bool) -> Option<bool> {
         run.proof_bytes,
         run.check_seconds
     );
-    if let (castle::sat::Verdict::Model(lines), true) = (&v, show_it) {
+    if let (castle::sat::Verdict::Model { lines, .. }, true) = (&v, show_it) {
         for l in lines {
             println!("{l}");
         }
@@ -120,6 +140,28 @@ fn late_positions(seeds: std::ops::RangeInclusive<u64>, lefts: &[usize]) -> Vec<
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("replay") {
+        // A model saved by `MODELS=DIR`, played again on the deal.
+        let seed: u64 = args[1].parse().unwrap();
+        let bytes = std::fs::read(&args[2]).unwrap();
+        let deal = Deal::from_seed(Variant::Courtyard.rules(), seed);
+        let m = castle::sat::model::Model::new(&deal);
+        let value = |l: i32| bytes[l.unsigned_abs() as usize] == 1;
+        let r = castle::sat::replay::replay(&m, &deal, &value);
+        println!(
+            "deal {seed}: model played on the game: {} of {} gaps, {} cards home; {}",
+            r.gaps,
+            m.events(),
+            r.home,
+            r.refusal.as_deref().unwrap_or("every gap played")
+        );
+        if std::env::var("SHOW").is_ok() {
+            for l in m.describe(&value) {
+                println!("{l}");
+            }
+        }
+        return;
+    }
     let show_it = std::env::var("SHOW").is_ok();
     if args.first().map(String::as_str) == Some("late") {
         let first: u64 = args[1].parse().unwrap();

@@ -7,6 +7,7 @@
 pub mod cadical;
 pub mod cnf;
 pub mod model;
+pub mod replay;
 
 use crate::certificate::lrat;
 use crate::deal::Deal;
@@ -35,9 +36,17 @@ pub enum Verdict {
         /// What its check held.
         checked: Option<lrat::LratChecked>,
     },
-    /// The formula has a model (the relaxation admits a line; the game may not): each
-    /// event's changes, as [`model::Model::describe`] gives them.
-    Model(Vec<String>),
+    /// The formula has a model (the relaxation admits a line; the game may not).
+    Model {
+        /// Each event's changes, as [`model::Model::describe`] gives them.
+        lines: Vec<String>,
+        /// The model played on the real game: how far it goes, and the first step the
+        /// rules refuse.
+        replayed: replay::Replayed,
+        /// The value of each variable (index 0 unused), to replay it again later:
+        /// [`model::Model::new`] numbers the variables the same way every time.
+        assignment: Vec<bool>,
+    },
     /// Stopped by the deadline or the flag.
     Stopped,
 }
@@ -115,8 +124,18 @@ pub fn decide(
     match answer {
         cadical::Answer::Stopped => Ok((Verdict::Stopped, run)),
         cadical::Answer::Sat => {
-            let lines = m.describe(&|l| solver.value(l));
-            Ok((Verdict::Model(lines), run))
+            let value = |l| solver.value(l);
+            let lines = m.describe(&value);
+            let replayed = replay::replay(&m, deal, &value);
+            let assignment = (0..=m.cnf.vars()).map(|v| v > 0 && value(v)).collect();
+            Ok((
+                Verdict::Model {
+                    lines,
+                    replayed,
+                    assignment,
+                },
+                run,
+            ))
         }
         cadical::Answer::Unsat => {
             solver.close_proof();
@@ -142,6 +161,60 @@ pub fn decide(
                 run,
             ))
         }
+    }
+}
+
+/// The states a line passes through at each event (the position right after the `s`-th
+/// card leaves the waste, or the stock straight into an emptied pile), each card by its
+/// place in `m`'s terms; `None` if a step is illegal.
+pub fn states_of(
+    m: &model::Model,
+    deal: &Deal,
+    steps: &[crate::check::Step],
+) -> Option<Vec<Vec<model::Place>>> {
+    let mut mirror = replay::Mirror::new(deal);
+    let mut states = vec![mirror.places(m.cards())];
+    let mut played = Vec::new();
+    for &step in steps {
+        mirror.play(step, &mut played).ok()?;
+        let event = step.from == crate::pile::Pile::Waste
+            || (step.from == crate::pile::Pile::Stock && step.to != crate::pile::Pile::Waste);
+        if event {
+            states.push(mirror.places(m.cards()));
+        }
+    }
+    Some(states)
+}
+
+/// Whether `deal`'s formula has a model once every state is pinned to the line `steps`
+/// passes through: for a winning line it must (every clause holds on a real line), so
+/// `false` names a clause that is wrong. Stops at `deadline` (`None`).
+pub fn line_satisfies(
+    deal: &Deal,
+    steps: &[crate::check::Step],
+    deadline: Option<Instant>,
+) -> Option<bool> {
+    let m = model::Model::new(deal);
+    let states = states_of(&m, deal, steps)?;
+    let mut flat = m.cnf.flat().to_vec();
+    for (s, places) in states.iter().enumerate().take(m.events() + 1) {
+        for (i, &place) in places.iter().enumerate() {
+            for l in m.literals(s, i, place) {
+                if l != cnf::TRUE {
+                    flat.extend([l, 0]);
+                }
+            }
+        }
+    }
+    let mut solver = cadical::Cadical::new(None).ok()?;
+    solver.add_flat(&flat);
+    match solver.solve(&cadical::Stop {
+        deadline,
+        flag: None,
+    }) {
+        cadical::Answer::Sat => Some(true),
+        cadical::Answer::Unsat => Some(false),
+        cadical::Answer::Stopped => None,
     }
 }
 

@@ -27,9 +27,9 @@
 //!   (A card goes on the same suit one rank higher, one card on a card.)
 //! - **S3 foundations.** In each suit, the cards of rank `r` home are at most those of rank
 //!   `r - 1`. (Each suit has two foundations, each built from its ace up.)
-//! - **S4 twelve piles.** Before the last state exactly 12 cards are bottoms: the stock or
-//!   the waste still holds a card, so an emptied pile has been filled at once, and each pile
-//!   has one bottom. Counted with a sequential counter whose outputs are defined both ways,
+//! - **S4 twelve piles.** At every state exactly 12 cards are bottoms: a pile emptied in a
+//!   gap was filled at once, because the stock or the waste still held a card (the gap's
+//!   event's, at least), and each pile has one bottom. Counted with a sequential counter whose outputs are defined both ways,
 //!   so that a refutation can count (without it, proofs that "too many cards need a pile"
 //!   are pigeonhole arguments, which resolution finds only at exponential cost: measured,
 //!   the counter makes them 4 to 10 times faster).
@@ -41,7 +41,8 @@
 //!   the cards dealt in the gap came before the event, so on top of it.
 //! - **T3 fills.** A tableau card that is not a bottom never becomes one; a new bottom is the
 //!   card of the gap's event; at most one bottom leaves and at most one arrives in a gap, and
-//!   before the last state one leaves exactly when one arrives. (A pile empties when its
+//!   one leaves exactly when one arrives (in the last gap too: until its event the waste or
+//!   the stock holds that event's card, which fills the emptied pile). (A pile empties when its
 //!   bottom leaves, and is filled at once, by the next event; so the move that empties it is
 //!   the gap's last move before its event, and a gap empties at most one pile.)
 //! - **T4 only tops move.** A card whose place changed in a gap moved; a card that moved had
@@ -59,6 +60,18 @@
 //! - **T9 two on two.** If both copies of a value hold the two copies of the value below and
 //!   one of those moves in a gap, one of them is home after it: the first of the two to move
 //!   could only go home, the other copy of the value above being covered by the other.
+//! - **T10 home in order inside a gap.** A card that goes home in a gap needs a copy of
+//!   the value below it home before its move: home at the state before, or sent home from
+//!   the tableau earlier in the gap (the only cards that move in a gap besides the event's
+//!   are tableau cards, there since the state before: cards enter the tableau only at
+//!   events). For a card that was in the tableau that copy cannot be the event's card (the
+//!   gap's last move), nor a bottom that leaves (its pile empties, and the fill is the
+//!   event, at once: the stock or the waste still holds the event's card); both copies of a
+//!   value sent home from the tableau in one gap need both copies below so (they go on two
+//!   foundations).
+//! - **T11 a leaving bottom holds nothing.** A bottom that left its pile in a gap and is
+//!   still in the tableau after it has no card on it: it was a top when it moved, its move
+//!   was the gap's last before the event (T3), and the event fills the emptied pile.
 //! - **Goal.** There are `N` states: every card of the waste and stock leaves the waste.
 //!
 //! Every clause holds on the winning line's assignment, so a formula with no model proves
@@ -83,6 +96,23 @@ enum Origin {
     Waste(usize),
     /// In the stock, dealt `d`-th (from 1).
     Stock(usize),
+}
+
+/// Where a card is at a state, as a model says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Not dealt yet.
+    Stock,
+    /// In the waste.
+    Waste,
+    /// On a foundation.
+    Home,
+    /// A tableau pile's bottom card.
+    Bottom,
+    /// In the tableau, on this card (an index into the model's cards).
+    On(usize),
+    /// Dealt but nowhere (no model of the formula says so).
+    Nowhere,
 }
 
 /// A card of the model (the cards home at the start are left out: they stay there).
@@ -206,6 +236,7 @@ impl Model {
         }
         for s in 1..states {
             m.gap(s);
+            m.home_in_order(s);
         }
         m
     }
@@ -316,10 +347,8 @@ impl Model {
             }
         }
         // S4
-        if s < self.last {
-            let bottoms: Vec<i32> = self.b[s].clone();
-            c.exactly(&bottoms, self.piles);
-        }
+        let bottoms: Vec<i32> = self.b[s].clone();
+        c.exactly(&bottoms, self.piles);
     }
 
     /// The clauses T1-T9 of gap `s`. (Cards are indexes into several parallel tables, so the
@@ -373,10 +402,14 @@ impl Model {
         c.at_most_one(&gone);
         c.at_most_one(&new);
         let (any_gone, any_new) = (c.or(&gone), c.or(&new));
-        if s < self.last {
-            c.add(&[-any_gone, any_new]);
-        }
+        c.add(&[-any_gone, any_new]);
         c.add(&[-any_new, any_gone]);
+        // T11
+        for k in 0..n {
+            for &(q, v) in &self.p[s][k] {
+                c.add(&[-gone[q], -v]);
+            }
+        }
         let moved: Vec<i32> = (0..n).map(|_| c.var()).collect();
         let avail: Vec<i32> = (0..n).map(|_| c.var()).collect();
         for i in 0..n {
@@ -459,52 +492,173 @@ impl Model {
         }
     }
 
+    /// T10: home in order inside a gap (see the module's opening).
+    fn home_in_order(&mut self, s: usize) {
+        let n = self.cards.len();
+        let c = &mut self.cnf;
+        // Home before the gap, or on the way home from the tableau before the event
+        // (`early`: not a leaving bottom, whose move is the last before the event).
+        let mut early = vec![FALSE; n];
+        let mut late = vec![FALSE; n];
+        for j in 0..n {
+            let (ph, pt, pb, h) = (
+                self.h[s - 1][j],
+                self.t[s - 1][j],
+                self.b[s - 1][j],
+                self.h[s][j],
+            );
+            let any = c.and(&[pt, h]);
+            let not_bottom = c.and(&[pt, -pb, h]);
+            late[j] = c.or(&[ph, any]);
+            early[j] = c.or(&[ph, not_bottom]);
+        }
+        for i in 0..n {
+            let card = self.cards[i];
+            if card.rank == 1 {
+                continue;
+            }
+            let value = |rank: u8| (rank as usize - 1) * 4 + card.suit;
+            let home_below = self.home0[value(card.rank - 1)];
+            if home_below == 2 {
+                continue;
+            }
+            let copies = |rank: u8| -> Vec<usize> {
+                (0..n)
+                    .filter(|&j| self.cards[j].suit == card.suit && self.cards[j].rank == rank)
+                    .collect()
+            };
+            let below = copies(card.rank - 1);
+            let (h, ph, pt) = (self.h[s][i], self.h[s - 1][i], self.t[s - 1][i]);
+            if home_below == 0 {
+                let mut cl = vec![-h, ph];
+                cl.extend(below.iter().map(|&j| late[j]));
+                c.add(&cl);
+                if pt != FALSE {
+                    let mut cl = vec![-pt, -h];
+                    cl.extend(below.iter().map(|&j| early[j]));
+                    c.add(&cl);
+                }
+            }
+            // The other copy of this value home before this one's move from the tableau
+            // (home at the start, or `late`): then both copies below were home by it.
+            if pt == FALSE {
+                continue;
+            }
+            let mut others: Vec<i32> = copies(card.rank)
+                .into_iter()
+                .filter(|&o| o != i)
+                .map(|o| late[o])
+                .collect();
+            if self.home0[value(card.rank)] > 0 {
+                others.push(TRUE);
+            }
+            for &other in &others {
+                for &j in &below {
+                    c.add(&[-pt, -h, -other, early[j]]);
+                }
+            }
+        }
+    }
+
     /// The number of events (`N`, the last state).
     pub fn events(&self) -> usize {
         self.last
     }
 
+    /// The cards of the model (those home at the start are left out).
+    pub fn cards(&self) -> usize {
+        self.cards.len()
+    }
+
+    /// Card `i` as a playing card.
+    pub fn card(&self, i: usize) -> crate::card::Card {
+        let c = self.cards[i];
+        crate::card::Card::new(c.rank, crate::card::Suit::from_index(c.suit))
+    }
+
+    /// Card `i`'s name in a model's description: its value, and `#d` for the `d`-th card
+    /// the stock deals (the two copies of a value are told apart by where they start).
+    pub fn name(&self, i: usize) -> String {
+        match self.cards[i].origin {
+            Origin::Stock(d) => format!("{}#{d}", self.card(i)),
+            _ => self.card(i).to_string(),
+        }
+    }
+
+    /// Where a model puts card `i` at state `s`.
+    pub fn place(&self, s: usize, i: usize, value: &dyn Fn(i32) -> bool) -> Place {
+        let val = |l: i32| l == TRUE || (l != FALSE && value(l));
+        if val(self.h[s][i]) {
+            Place::Home
+        } else if val(self.w[s][i]) {
+            Place::Waste
+        } else if val(self.t[s][i]) {
+            if val(self.b[s][i]) {
+                Place::Bottom
+            } else {
+                self.p[s][i]
+                    .iter()
+                    .find(|y| val(y.1))
+                    .map_or(Place::Nowhere, |y| Place::On(y.0))
+            }
+        } else if val(self.x[s][i]) {
+            Place::Nowhere
+        } else {
+            Place::Stock
+        }
+    }
+
+    /// The literals that say card `i` is at `place` at state `s` (all true exactly when it
+    /// is): to pin a line's states on the formula.
+    pub fn literals(&self, s: usize, i: usize, place: Place) -> Vec<i32> {
+        let (x, w, h, t, b) = (
+            self.x[s][i],
+            self.w[s][i],
+            self.h[s][i],
+            self.t[s][i],
+            self.b[s][i],
+        );
+        let mut v = match place {
+            Place::Stock => vec![-x],
+            Place::Waste => vec![x, w],
+            Place::Home => vec![x, h],
+            Place::Bottom => vec![x, t, b],
+            Place::On(q) => vec![x, t, -b, on(&self.p[s][i], q)],
+            Place::Nowhere => vec![x, -w, -h, -t],
+        };
+        if let Place::On(q) = place {
+            v.extend(self.p[s][i].iter().filter(|y| y.0 != q).map(|y| -y.1));
+        }
+        v
+    }
+
     /// A model read back as the card each event takes out of the waste and where it goes,
     /// one line an event (for the research programs and the "first rule it breaks").
     pub fn describe(&self, value: &dyn Fn(i32) -> bool) -> Vec<String> {
-        let val = |l: i32| l == TRUE || (l != FALSE && value(l));
-        let name = |i: usize| {
-            let c = self.cards[i];
-            let r = b"A23456789TJQK"[c.rank as usize - 1] as char;
-            let s = b"CDHS"[c.suit] as char;
-            match c.origin {
-                Origin::Stock(d) => format!("{r}{s}#{d}"),
-                _ => format!("{r}{s}"),
-            }
-        };
-        let place = |s: usize, i: usize| -> String {
-            if val(self.h[s][i]) {
-                "home".into()
-            } else if val(self.w[s][i]) {
-                "waste".into()
-            } else if val(self.t[s][i]) {
-                if val(self.b[s][i]) {
-                    "bottom".into()
-                } else {
-                    match self.p[s][i].iter().find(|y| val(y.1)) {
-                        Some(&(q, _)) => format!("on {}", name(q)),
-                        None => "?".into(),
-                    }
-                }
-            } else {
-                "stock".into()
-            }
-        };
         (1..=self.last)
             .map(|s| {
                 let changes: Vec<String> = (0..self.cards.len())
                     .filter_map(|i| {
-                        let (a, b) = (place(s - 1, i), place(s, i));
-                        (a != b && b != "stock").then(|| format!("{}: {a} -> {b}", name(i)))
+                        let (a, b) = (self.place(s - 1, i, value), self.place(s, i, value));
+                        (a != b && b != Place::Stock).then(|| {
+                            format!("{}: {} -> {}", self.name(i), self.show(a), self.show(b))
+                        })
                     })
                     .collect();
                 format!("event {s}: {}", changes.join("; "))
             })
             .collect()
+    }
+
+    /// A place in words.
+    pub fn show(&self, place: Place) -> String {
+        match place {
+            Place::Stock => "stock".into(),
+            Place::Waste => "waste".into(),
+            Place::Home => "home".into(),
+            Place::Bottom => "bottom".into(),
+            Place::On(q) => format!("on {}", self.name(q)),
+            Place::Nowhere => "?".into(),
+        }
     }
 }

@@ -29,7 +29,7 @@ fn model(deal: &Deal, seconds: f64) -> Option<bool> {
             assert!(checked.is_some(), "a refutation without a checked proof");
             Some(false)
         }
-        Sat::Model(_) => Some(true),
+        Sat::Model { .. } => Some(true),
         Sat::Stopped => None,
     }
 }
@@ -117,4 +117,44 @@ fn the_model_refutes_no_position_on_a_replayed_win() {
         checked >= 30 && with_model * 2 > checked,
         "{checked} {with_model}"
     );
+}
+
+/// Every clause holds on a real line: the formula of courtyard deals castle wins (1..12,
+/// within a budget), with every state pinned to the positions its replayed win passes
+/// through at each event, still has a model. A clause that a real line breaks (an unsound
+/// one) makes this unsatisfiable, on the exact state where it is wrong.
+#[test]
+fn a_real_wins_states_satisfy_the_formula() {
+    let solver = Solver {
+        limits: Limits {
+            max_nodes: Some(300_000),
+            ..Limits::default()
+        },
+        ..Solver::default()
+    };
+    let mut lines = 0;
+    for seed in 1..=12 {
+        let deal = Deal::from_seed(Variant::Courtyard.rules(), seed);
+        let out = solver.solve(&deal).unwrap();
+        if out.verdict != Verdict::Solvable {
+            continue;
+        }
+        let steps = steps_of(&out.moves);
+        // The whole line, and its tail from a position part-way (a deal of its own).
+        for at in [0, steps.len() / 3] {
+            let board = replay(&deal, &steps[..at]).unwrap();
+            if board.pending_fill().is_some() {
+                continue;
+            }
+            let deadline = Instant::now() + Duration::from_secs(120);
+            let got = castle::sat::line_satisfies(&board.to_deal(), &steps[at..], Some(deadline));
+            assert_eq!(
+                got,
+                Some(true),
+                "courtyard {seed} from move {at}: a clause breaks on its win"
+            );
+            lines += 1;
+        }
+    }
+    assert!(lines >= 10, "{lines} lines");
 }
