@@ -330,7 +330,7 @@ pub struct BatchArgs {
 #[derive(Args, Debug)]
 pub struct StatsArgs {
     /// Batch files, CSV or JSON lines (shards of one run, or several runs).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "join")]
     pub files: Vec<PathBuf>,
     /// Also write the summary as CSV to this file.
     #[arg(long)]
@@ -357,6 +357,16 @@ pub struct StatsArgs {
     /// verdict as the table has it; a row that disagrees with a table is refused
     #[arg(long, requires = "table", conflicts_with = "allow_unknown")]
     pub update: bool,
+    /// With --table: write the table of deals FIRST..LAST from tables already in DIR that
+    /// follow each other over it (ranges run apart, such as a million's quarters); the
+    /// parts stay
+    #[arg(
+        long,
+        value_name = "FIRST..LAST",
+        requires = "table",
+        conflicts_with_all = ["update", "allow_unknown"]
+    )]
+    pub join: Option<String>,
 }
 
 /// Output formats of `stats`.

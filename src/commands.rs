@@ -116,11 +116,28 @@ pub fn batch(a: &BatchArgs, mut out: &mut impl Write) -> Result<Option<ExitCode>
 
 /// `castle stats`.
 pub fn stats(a: &StatsArgs, mut out: &mut impl Write) -> Result<()> {
+    if let (Some(range), Some(dir)) = (&a.join, &a.table) {
+        let bad = || {
+            castle::InputError::new(castle::InputKind::Seeds, "give one range, FIRST..LAST")
+                .with_flag("--join")
+        };
+        let (first, last) =
+            match castle::batch::Seeds::parse(range).map_err(|e| e.with_flag("--join"))?[..] {
+                [(first, last)] => (first, last),
+                _ => return Err(bad().into()),
+            };
+        for f in castle::winrates::join(dir, first, last)? {
+            eprintln!("wrote {}", f.display());
+        }
+        if a.files.is_empty() {
+            return Ok(());
+        }
+    }
     let mut rows = Vec::new();
     for f in &a.files {
         rows.extend(stats::read_rows(f)?);
     }
-    if let Some(dir) = &a.table {
+    if let (Some(dir), None) = (&a.table, &a.join) {
         let written = if a.update {
             castle::winrates::update(dir, &rows)?
         } else {

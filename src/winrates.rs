@@ -25,6 +25,12 @@
 //! unknown deals (`castle batch --seeds LIST`) and writes the table again with them decided.
 //! A decided row of a deal the table has decided must agree with it, and a row of a deal
 //! outside every table is refused: an update decides unknowns and never changes a verdict.
+//!
+//! # Joining tables
+//! A million deals can be run as ranges of their own (a quarter a session), each written as
+//! its table; `castle stats --table DIR --join FIRST..LAST` then writes the table of the
+//! whole range from tables that follow each other, deal for deal: the bits of each, the
+//! counts summed, the certified losses summed (unknown when a part does not count them).
 
 use crate::interval::wilson;
 use crate::rows::Row;
@@ -520,6 +526,104 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
     }
     written.push(write_index(dir, index)?);
     Ok(written)
+}
+
+/// Joins tables of `dir` into one of `first..=last` (see "Joining tables"): for each group
+/// (variant, numbering, options), a chain of its tables, each starting the deal after the
+/// last one ends, from `first` to `last`. Writes the joined table's bits and row (the parts
+/// stay) and returns the files written.
+///
+/// # Errors
+/// No group whose tables cover the range so; a part that does not read back (see
+/// [`read_table`]); a file that cannot be written.
+pub fn join(dir: &Path, first: u64, last: u64) -> Result<Vec<PathBuf>, crate::Error> {
+    let mut index = read_index(dir)?;
+    let mut groups: Vec<(String, String, String)> = index
+        .iter()
+        .map(|r| (r.variant.clone(), r.numbering.clone(), r.options.clone()))
+        .collect();
+    groups.sort();
+    groups.dedup();
+    let mut joined = Vec::new();
+    for (variant, numbering, opts) in groups {
+        let parts: Vec<&TableRow> = index
+            .iter()
+            .filter(|r| (&r.variant, &r.numbering, &r.options) == (&variant, &numbering, &opts))
+            .collect();
+        let Some(chain) = chain(&parts, first, last) else {
+            continue;
+        };
+        if let [one] = chain[..] {
+            if (one.first, one.last) == (first, last) {
+                continue;
+            }
+        }
+        let mut seeds = BTreeMap::new();
+        let mut certified = Some(0);
+        for part in &chain {
+            seeds.extend(read_table(dir, part)?);
+            certified = certified.zip(part.certified).map(|(a, b)| a + b);
+        }
+        let any_unknown = seeds.values().any(Option::is_none);
+        joined.push(table(
+            variant,
+            numbering,
+            opts,
+            &seeds,
+            any_unknown,
+            certified,
+        )?);
+    }
+    if joined.is_empty() {
+        return Err(InputError::new(
+            InputKind::Report,
+            format!(
+                "no tables in {} join into deals {first}..{last}: the parts must be of one variant, numbering and options, each starting the deal after the last one ends",
+                dir.display()
+            ),
+        )
+        .into());
+    }
+    let mut written = Vec::new();
+    for t in joined {
+        let path = dir.join(&t.row.bits);
+        std::fs::write(&path, &t.bits)?;
+        written.push(path);
+        index.retain(|r| {
+            (&r.variant, &r.numbering, &r.options, r.first, r.last)
+                != (
+                    &t.row.variant,
+                    &t.row.numbering,
+                    &t.row.options,
+                    first,
+                    last,
+                )
+        });
+        index.push(t.row);
+    }
+    written.push(write_index(dir, index)?);
+    Ok(written)
+}
+
+/// Tables of `parts` that follow each other from deal `first` to deal `last`, if some do
+/// (the longest first, so a quarter is taken over the tenth inside it).
+fn chain<'a>(parts: &[&'a TableRow], first: u64, last: u64) -> Option<Vec<&'a TableRow>> {
+    let mut next: Vec<&TableRow> = parts
+        .iter()
+        .copied()
+        .filter(|r| r.first == first && r.last <= last)
+        .collect();
+    next.sort_by_key(|r| std::cmp::Reverse(r.last));
+    for r in next {
+        if r.last == last {
+            return Some(vec![r]);
+        }
+        if let Some(mut rest) = chain(parts, r.last + 1, last) {
+            rest.insert(0, r);
+            return Some(rest);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

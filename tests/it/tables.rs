@@ -161,6 +161,57 @@ fn a_table_with_an_unknown_deal_is_written_only_when_allowed() {
     assert!(err.contains("deal 9: no table"), "{err}");
 }
 
+/// Ranges run apart and joined (`stats --table DIR --join`) make the table one run over the
+/// whole range makes, bits and row; a range the parts do not cover is refused (exit 2).
+#[test]
+fn tables_run_apart_join_into_the_table_of_the_whole_range() {
+    use crate::common::{castle, run_ok};
+    let dir = tempfile::tempdir().unwrap();
+    let path = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let (a, b, c, d) = (path("a.csv"), path("b.csv"), path("c.csv"), path("d.csv"));
+    let (parts, whole) = (path("t"), path("w"));
+    // Three parts, each certified (their losses counted), and a range nested in the first
+    // that the chain must pass over.
+    let batch = |seeds: &str, csv: &str| {
+        run_ok(&[
+            "batch",
+            "-v",
+            "castile",
+            "--seeds",
+            seeds,
+            "-q",
+            "--certify",
+            "--csv",
+            csv,
+        ]);
+    };
+    batch("1..7", &a);
+    batch("8..15", &b);
+    batch("16..20", &c);
+    batch("1..3", &d);
+    for f in [&a, &b, &c, &d] {
+        run_ok(&["stats", f, "--table", &parts]);
+    }
+    run_ok(&["stats", "--table", &parts, "--join", "1..20"]);
+    run_ok(&["stats", &a, &b, &c, "--table", &whole]);
+    let joined = read_index(std::path::Path::new(&parts)).unwrap();
+    let one = read_index(std::path::Path::new(&whole)).unwrap();
+    let row = joined
+        .iter()
+        .find(|r| (r.first, r.last) == (1, 20))
+        .expect("the joined row");
+    assert_eq!(row, &one[0]);
+    let bits = |d: &str| std::fs::read(std::path::Path::new(d).join(&row.bits)).unwrap();
+    assert_eq!(bits(&parts), bits(&whole));
+    let out = castle()
+        .args(["stats", "--table", &parts, "--join", "1..21"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("join into deals 1..21"), "{err}");
+}
+
 /// Tables of one variant, numbering and rules whose ranges start at the same deal agree on the
 /// deals they share, bit for bit: the first 100,000 bits of a million-deal table are the
 /// 100,000-deal table, and so on. The two come from different runs (other builds, years of
