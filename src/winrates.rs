@@ -78,6 +78,11 @@ pub struct TableRow {
     /// written before the column existed).
     #[serde(default)]
     pub certified: Option<u64>,
+    /// Lost deals whose row says their certificate was tried and not made (`certified`
+    /// false), separated by spaces: a later `--certify` run over them and `--update` count
+    /// them in.
+    #[serde(default)]
+    pub uncertified_deals: String,
 }
 
 impl TableRow {
@@ -86,22 +91,34 @@ impl TableRow {
     /// # Errors
     /// A number that does not parse, named.
     pub fn unknown_seeds(&self) -> Result<Vec<u64>, InputError> {
-        self.unknown_deals
-            .split_whitespace()
-            .map(|s| {
-                s.parse().map_err(|_| {
-                    InputError::new(
-                        InputKind::Report,
-                        format!("{}: unknown deal '{s}' is not a deal number", self.bits),
-                    )
-                })
-            })
-            .collect()
+        seeds_of(&self.unknown_deals, &self.bits, "unknown")
+    }
+
+    /// The numbers of the lost deals whose certificate was not made.
+    ///
+    /// # Errors
+    /// A number that does not parse, named.
+    pub fn uncertified_seeds(&self) -> Result<Vec<u64>, InputError> {
+        seeds_of(&self.uncertified_deals, &self.bits, "uncertified")
     }
 }
 
+/// Deal numbers separated by spaces (a column of `winrates.csv`).
+fn seeds_of(list: &str, bits: &str, what: &str) -> Result<Vec<u64>, InputError> {
+    list.split_whitespace()
+        .map(|s| {
+            s.parse().map_err(|_| {
+                InputError::new(
+                    InputKind::Report,
+                    format!("{bits}: {what} deal '{s}' is not a deal number"),
+                )
+            })
+        })
+        .collect()
+}
+
 /// The header of `winrates.csv`.
-pub const HEADER: &str = "variant,numbering,options,first,last,deals,won,lost,unknown,win_rate,wilson_low,wilson_high,bits,unknown_deals,certified";
+pub const HEADER: &str = "variant,numbering,options,first,last,deals,won,lost,unknown,win_rate,wilson_low,wilson_high,bits,unknown_deals,certified,uncertified_deals";
 
 /// The deals of one group (variant, numbering, options) of batch rows: their range, each
 /// deal's bit, and the table's row.
@@ -128,13 +145,21 @@ type Groups = BTreeMap<(String, String, String), BTreeMap<u64, Option<bool>>>;
 /// The lost deals of each group whose row says they were certified.
 type Certified = BTreeMap<(String, String, String), std::collections::BTreeSet<u64>>;
 
-/// The lost deals of each group of `rows` that a row says were certified.
-fn certified(rows: &[Row]) -> Certified {
+/// The lost deals of each group of `rows` that a row says were certified (`yes`), or were
+/// tried and not (`!yes`, and no row of the deal says it was).
+fn certified(rows: &[Row], yes: bool) -> Certified {
     let mut c = Certified::new();
     for r in rows {
-        if r.verdict == "unsolvable" && r.certified == Some(true) {
+        if r.verdict == "unsolvable" && r.certified == Some(yes) {
             let key = (r.variant.clone(), r.numbering.clone(), options(r));
             c.entry(key).or_default().insert(r.seed);
+        }
+    }
+    if !yes {
+        for (key, sure) in certified(rows, true) {
+            if let Some(not) = c.get_mut(&key) {
+                not.retain(|s| !sure.contains(s));
+            }
         }
     }
     c
@@ -180,13 +205,21 @@ fn groups(rows: &[Row]) -> Result<Groups, InputError> {
 /// (without `allow_unknown`) is `unknown`: the message names the group and the first such
 /// deal.
 pub fn tables(rows: &[Row], allow_unknown: bool) -> Result<Vec<Table>, InputError> {
-    let certified = certified(rows);
+    let (certified, not) = (certified(rows, true), certified(rows, false));
     groups(rows)?
         .into_iter()
         .map(|(key, seeds)| {
             let sure = certified.get(&key).map(|c| c.len() as u64);
+            let not: Vec<u64> = not.get(&key).into_iter().flatten().copied().collect();
             let (variant, numbering, opts) = key;
-            table(variant, numbering, opts, &seeds, allow_unknown, sure)
+            table(
+                variant,
+                numbering,
+                opts,
+                &seeds,
+                allow_unknown,
+                (sure, &not),
+            )
         })
         .collect()
 }
@@ -198,7 +231,7 @@ fn table(
     opts: String,
     seeds: &BTreeMap<u64, Option<bool>>,
     allow_unknown: bool,
-    certified: Option<u64>,
+    (certified, uncertified): (Option<u64>, &[u64]),
 ) -> Result<Table, InputError> {
     let name = format!("{variant} {numbering} {opts}");
     let (&first, _) = seeds.iter().next().expect("a group has a row");
@@ -270,6 +303,11 @@ fn table(
                 .collect::<Vec<_>>()
                 .join(" "),
             certified,
+            uncertified_deals: uncertified
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
         },
         bits,
     })
@@ -444,7 +482,8 @@ fn read_table(dir: &Path, row: &TableRow) -> Result<BTreeMap<u64, Option<bool>>,
 /// that disagrees with a table's verdict; a table's files that cannot be read or written.
 pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
     let new = groups(rows)?;
-    let newly = certified(rows);
+    let newly = certified(rows, true);
+    let newly_not = certified(rows, false);
     let mut index = read_index(dir)?;
     let mut writes = Vec::new();
     for ((variant, numbering, opts), verdicts) in &new {
@@ -470,17 +509,22 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
                 continue;
             }
             let mut seeds = read_table(dir, row)?;
-            // The table's certified losses and those of the deals the rows decide (a lost
-            // deal's row, certified, of a deal the table had unknown).
+            // The table's certified losses and those of the deals the rows decide or certify
+            // (a lost deal's row, certified, of a deal the table had unknown or uncertified);
+            // the uncertified ones, less those, with the rows' new ones.
             let mut sure = row.certified;
+            let mut not = row.uncertified_seeds()?;
+            let key = (variant.clone(), numbering.clone(), opts.clone());
             for (&s, &v) in verdicts.range(row.first..=row.last) {
-                if seeds[&s].is_none()
-                    && v == Some(false)
-                    && newly
-                        .get(&(variant.clone(), numbering.clone(), opts.clone()))
-                        .is_some_and(|c| c.contains(&s))
-                {
+                let open = seeds[&s].is_none() || not.contains(&s);
+                if v == Some(false) && open && newly.get(&key).is_some_and(|c| c.contains(&s)) {
                     sure = Some(sure.unwrap_or(0) + 1);
+                    not.retain(|&n| n != s);
+                } else if v == Some(false)
+                    && seeds[&s].is_none()
+                    && newly_not.get(&key).is_some_and(|c| c.contains(&s))
+                {
+                    not.push(s);
                 }
                 match (seeds[&s], v) {
                     (Some(a), Some(b)) if a != b => {
@@ -502,13 +546,14 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
                     _ => {}
                 }
             }
+            not.sort_unstable();
             let t = table(
                 variant.clone(),
                 numbering.clone(),
                 opts.clone(),
                 &seeds,
                 true,
-                sure,
+                (sure, &not),
             )?;
             // Written only once every table is checked: a refusal leaves the files as
             // they were.
@@ -560,9 +605,11 @@ pub fn join(dir: &Path, first: u64, last: u64) -> Result<Vec<PathBuf>, crate::Er
         }
         let mut seeds = BTreeMap::new();
         let mut certified = Some(0);
+        let mut not = Vec::new();
         for part in &chain {
             seeds.extend(read_table(dir, part)?);
             certified = certified.zip(part.certified).map(|(a, b)| a + b);
+            not.extend(part.uncertified_seeds()?);
         }
         let any_unknown = seeds.values().any(Option::is_none);
         joined.push(table(
@@ -571,7 +618,7 @@ pub fn join(dir: &Path, first: u64, last: u64) -> Result<Vec<PathBuf>, crate::Er
             opts,
             &seeds,
             any_unknown,
-            certified,
+            (certified, &not),
         )?);
     }
     if joined.is_empty() {
@@ -663,6 +710,7 @@ mod tests {
         ];
         let t = tables(&rows, false).unwrap();
         assert_eq!((t[0].row.lost, t[0].row.certified), (3, Some(2)));
+        assert_eq!(t[0].row.uncertified_deals, "3");
         // A table made without certifying says nothing of it.
         let plain: Vec<Row> = (1..=3).map(|s| row(s, "unsolvable")).collect();
         assert_eq!(tables(&plain, false).unwrap()[0].row.certified, None);
@@ -671,8 +719,15 @@ mod tests {
         write(dir.path(), &rows, false).unwrap();
         let index = std::fs::read_to_string(dir.path().join("winrates.csv")).unwrap();
         assert_eq!(index.lines().next(), Some(HEADER));
-        assert!(index.lines().nth(1).unwrap().ends_with(",2"), "{index}");
+        assert!(index.lines().nth(1).unwrap().ends_with(",2,3"), "{index}");
         assert_eq!(read_index(dir.path()).unwrap()[0].certified, Some(2));
+        // Deal 3 certified by a later run: --update counts it and lists it no more; a
+        // second update with the same row does not count it twice.
+        let later = vec![certified(3, Some(true))];
+        update(dir.path(), &later).unwrap();
+        update(dir.path(), &later).unwrap();
+        let row = &read_index(dir.path()).unwrap()[0];
+        assert_eq!((row.certified, row.uncertified_deals.as_str()), (Some(3), ""));
     }
 
     #[test]

@@ -27,9 +27,9 @@ use std::time::Instant;
 /// How the pass builds its certificate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
-    /// The quotient where it applies (windows 2 to 5; then window 2 keeping the cards its
-    /// false wins got wrong, one more a run, until it proves the loss), else the exact
-    /// positions.
+    /// The quotient where it applies (windows 2 to 5, widening while each fits in memory;
+    /// then window 2 keeping the cards its false wins got wrong, one more a run, until it
+    /// proves the loss), else the exact positions.
     Auto,
     /// The exact positions.
     Exact,
@@ -189,7 +189,14 @@ pub fn certify(
     let mut found = None;
     let mut refine: Option<(u8, bool, u64)> = None;
     for &(k, dealt) in windows {
-        match run(k, dealt, 0)? {
+        let tried = run(k, dealt, 0);
+        // A wider window that runs out of room after a narrower one's false win: refine the
+        // narrower one instead (the route the solve's quotient phase takes; a window's
+        // positions grow about fourfold a card, a kept card's twofold).
+        if let (Err(CertifyError::Limit("memory")), Some(_)) = (&tried, refine) {
+            break;
+        }
+        match tried? {
             Some(Run::Lost(kind, members)) => {
                 found = Some((kind, members));
                 break;
