@@ -727,7 +727,10 @@ mod tests {
         update(dir.path(), &later).unwrap();
         update(dir.path(), &later).unwrap();
         let row = &read_index(dir.path()).unwrap()[0];
-        assert_eq!((row.certified, row.uncertified_deals.as_str()), (Some(3), ""));
+        assert_eq!(
+            (row.certified, row.uncertified_deals.as_str()),
+            (Some(3), "")
+        );
     }
 
     #[test]
