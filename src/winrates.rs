@@ -383,9 +383,19 @@ pub fn read_index(dir: &Path) -> Result<Vec<TableRow>, InputError> {
 pub fn write(dir: &Path, rows: &[Row], allow_unknown: bool) -> Result<Vec<PathBuf>, crate::Error> {
     let new = tables(rows, allow_unknown)?;
     std::fs::create_dir_all(dir)?;
-    let mut index = read_index(dir)?;
+    let index = read_index(dir)?;
+    store(dir, new, index)
+}
+
+/// Writes each table's bit file into `dir` and its row into `index` (in place of the row of
+/// the same group and range), then `index` as `winrates.csv`; returns the files written.
+fn store(
+    dir: &Path,
+    tables: Vec<Table>,
+    mut index: Vec<TableRow>,
+) -> Result<Vec<PathBuf>, crate::Error> {
     let mut written = Vec::new();
-    for t in new {
+    for t in tables {
         let path = dir.join(&t.row.bits);
         std::fs::write(&path, &t.bits)?;
         written.push(path);
@@ -582,7 +592,7 @@ pub fn update(dir: &Path, rows: &[Row]) -> Result<Vec<PathBuf>, crate::Error> {
 /// No group whose tables cover the range so; a part that does not read back (see
 /// [`read_table`]); a file that cannot be written.
 pub fn join(dir: &Path, first: u64, last: u64) -> Result<Vec<PathBuf>, crate::Error> {
-    let mut index = read_index(dir)?;
+    let index = read_index(dir)?;
     let mut groups: Vec<(String, String, String)> = index
         .iter()
         .map(|r| (r.variant.clone(), r.numbering.clone(), r.options.clone()))
@@ -631,25 +641,7 @@ pub fn join(dir: &Path, first: u64, last: u64) -> Result<Vec<PathBuf>, crate::Er
         )
         .into());
     }
-    let mut written = Vec::new();
-    for t in joined {
-        let path = dir.join(&t.row.bits);
-        std::fs::write(&path, &t.bits)?;
-        written.push(path);
-        index.retain(|r| {
-            (&r.variant, &r.numbering, &r.options, r.first, r.last)
-                != (
-                    &t.row.variant,
-                    &t.row.numbering,
-                    &t.row.options,
-                    first,
-                    last,
-                )
-        });
-        index.push(t.row);
-    }
-    written.push(write_index(dir, index)?);
-    Ok(written)
+    store(dir, joined, index)
 }
 
 /// Tables of `parts` that follow each other from deal `first` to deal `last`, if some do

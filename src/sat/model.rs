@@ -29,10 +29,10 @@
 //!   `r - 1`. (Each suit has two foundations, each built from its ace up.)
 //! - **S4 twelve piles.** At every state exactly 12 cards are bottoms: a pile emptied in a
 //!   gap was filled at once, because the stock or the waste still held a card (the gap's
-//!   event's, at least), and each pile has one bottom. Counted with a sequential counter whose outputs are defined both ways,
-//!   so that a refutation can count (without it, proofs that "too many cards need a pile"
-//!   are pigeonhole arguments, which resolution finds only at exponential cost: measured,
-//!   the counter makes them 4 to 10 times faster).
+//!   event's, at least), and each pile has one bottom. Counted with a sequential counter
+//!   whose outputs are defined both ways, so that a refutation can count (without it,
+//!   proofs that "too many cards need a pile" are pigeonhole arguments, which resolution
+//!   finds only at exponential cost: measured, the counter makes them 4 to 10 times faster).
 //! - **T1 one way.** Home is for good (no foundation return); a tableau card leaves only for
 //!   home; a card that left the waste never comes back; dealt cards are a prefix of the stock
 //!   and stay dealt.
@@ -41,10 +41,10 @@
 //!   the cards dealt in the gap came before the event, so on top of it.
 //! - **T3 fills.** A tableau card that is not a bottom never becomes one; a new bottom is the
 //!   card of the gap's event; at most one bottom leaves and at most one arrives in a gap, and
-//!   one leaves exactly when one arrives (in the last gap too: until its event the waste or
-//!   the stock holds that event's card, which fills the emptied pile). (A pile empties when its
-//!   bottom leaves, and is filled at once, by the next event; so the move that empties it is
-//!   the gap's last move before its event, and a gap empties at most one pile.)
+//!   one leaves exactly when one arrives, in the last gap too (until its event the waste or
+//!   the stock holds that event's card, which fills the emptied pile). (A pile empties when
+//!   its bottom leaves, and is filled at once, by the next event; so the move that empties it
+//!   is the gap's last move before its event, and a gap empties at most one pile.)
 //! - **T4 only tops move.** A card whose place changed in a gap moved; a card that moved had
 //!   the card on it (at the state before) move first.
 //! - **T5 onto a top.** A card that lies on `q` after a gap and not before: the card on `q`

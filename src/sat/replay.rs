@@ -9,10 +9,11 @@
 //! Moving each card once, straight to its place, finds an order whenever one exists for
 //! such moves: a legal move never makes another one illegal (it uncovers the card below
 //! it; it covers only a card that stays, and that no other mover is bound for, a card
-//! holding one card; a card home never leaves). A real line may move a card twice in a gap
-//! (away and back, to uncover one below); the model does not record that, and the replay
-//! does not try it, so a refusal is "no order of these moves", not a proof that the gap
-//! cannot be played.
+//! holding one card; a card home never leaves). One kind of double move is tried: a run
+//! lying on a mover, where the model has it before and after the gap, steps aside onto the
+//! other copies of the values it lies on and comes back. Other double moves (a card away
+//! and back to uncover one below) the model does not record and the replay does not try, so
+//! a refusal is "no order of these moves", not a proof that the gap cannot be played.
 
 use super::model::{Model, Place};
 use crate::check::{Board, Step};
@@ -87,11 +88,11 @@ impl Mirror {
         Place::Nowhere
     }
 
-    /// The card `k` lies on (it is in the tableau and not a bottom).
+    /// The card `k` lies on (`k` is a card of a run above a mover, so not a bottom).
     fn below(&self, k: usize) -> usize {
         match self.place(k) {
             Place::On(q) => q,
-            _ => usize::MAX,
+            other => unreachable!("a card above another is on it, not {other:?}"),
         }
     }
 
@@ -182,15 +183,7 @@ fn carry(
                 )
             })?;
         let dest = trial.pile_of(aside).expect("a top").0;
-        trial
-            .play(
-                Step::single(
-                    m.card(k),
-                    Pile::Tableau(from as u8),
-                    Pile::Tableau(dest as u8),
-                ),
-                &mut plan,
-            )
+        shift(&mut trial, &mut plan, m.card(k), (from, dest))
             .map_err(|e| format!("{}'s carry: {e}", name(i)))?;
     }
     let from = trial.pile_of(i).expect("in the tableau").0;
@@ -203,18 +196,21 @@ fn carry(
     for &k in above {
         let from = trial.pile_of(k).expect("in the tableau").0;
         let dest = trial.pile_of(mirror.below(k)).expect("in the tableau").0;
-        trial
-            .play(
-                Step::single(
-                    m.card(k),
-                    Pile::Tableau(from as u8),
-                    Pile::Tableau(dest as u8),
-                ),
-                &mut plan,
-            )
+        shift(&mut trial, &mut plan, m.card(k), (from, dest))
             .map_err(|e| format!("{}'s carry back: {e}", name(i)))?;
     }
     Ok(plan)
+}
+
+/// Moves `card` from one tableau pile to another on `trial`, adding the step to `plan`.
+fn shift(
+    trial: &mut Mirror,
+    plan: &mut Vec<Step>,
+    card: crate::card::Card,
+    (from, to): (usize, usize),
+) -> Result<(), String> {
+    let step = Step::single(card, Pile::Tableau(from as u8), Pile::Tableau(to as u8));
+    trial.play(step, plan)
 }
 
 /// Where mover `i` goes: home, or onto the card the model puts it on (a top that stays).
@@ -307,10 +303,7 @@ fn gap(
                 .expect("in its pile")
                 + 1..]
                 .to_vec();
-            if let Some(&k) = above
-                .iter()
-                .find(|&&k| target[k] != Place::On(mirror.below(k)))
-            {
+            if let Some(&k) = above.iter().find(|&&k| target[k] != mirror.place(k)) {
                 why.push(format!("{} is covered by {}", name(i), name(k)));
                 continue;
             }
