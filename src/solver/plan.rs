@@ -59,9 +59,9 @@ pub const QUOTIENT_FIRST_NODES: u64 = 50_000;
 pub const QUOTIENT_FIRST_NODES_SA: u64 = 300_000;
 /// After a branch win the quotient earns `1 / share` of the other phases' nodes
 /// ("QUOTIENT_SHARE").
-pub const QUOTIENT_SHARE: u64 = 4;
+pub const QUOTIENT_SHARE: u64 = 1;
 /// Before one, this many times each long attempt's budget ("QUOTIENT_SHARE_UNBRANCHED").
-pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 2;
+pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 8;
 /// The quotient's thread beside the schedule holds `1 / part` of `--memory`
 /// ("QUOTIENT_THREAD_PART").
 pub const QUOTIENT_THREAD_PART: usize = 4;

@@ -88,6 +88,53 @@ fn a_plan_without_the_quotient_or_the_probes_keeps_the_verdicts() {
     assert!(spent[0] > 0 && spent[1] > 0, "a phase never ran: {spent:?}");
 }
 
+/// The quotient's credit (`QUOTIENT_SHARE_UNBRANCHED`, `QUOTIENT_SHARE`) moves nodes between
+/// phases and no verdict: deals of the throughput samples that a batch's first pass leaves
+/// (more than 100,000 nodes), on which the shares of before (2, 1/4) and the defaults differ in
+/// nodes, get the same verdicts from both, wins replayed (performance log, "The schedule's
+/// constants", QUOTIENT_SHARE_UNBRANCHED). sa 100470 is won by the portfolio with the old shares
+/// and by the quotient with the new.
+#[test]
+fn the_quotients_credit_moves_nodes_and_keeps_the_verdicts() {
+    let deals = [
+        (Variant::BeleagueredCastle, 101_830),
+        (Variant::BeleagueredCastle, 103_008),
+        (Variant::BeleagueredCastle, 102_776),
+        (Variant::StreetsAndAlleys, 100_470),
+    ];
+    let mut moved = 0;
+    for (variant, seed) in deals {
+        let deal = castle::Deal::from_seed(variant.rules(), seed);
+        let default = Solver::default();
+        let now = solve_checked(&default, &deal);
+        let mut old = default.plan_for(&deal);
+        let q = old
+            .quotient
+            .as_mut()
+            .expect("the quotient runs in these games");
+        assert_ne!(
+            (q.share_unbranched, q.share),
+            (2, 4),
+            "the defaults are the old shares"
+        );
+        (q.share_unbranched, q.share) = (2, 4);
+        let before = solve_checked(
+            &Solver {
+                plan: Some(old),
+                ..Solver::default()
+            },
+            &deal,
+        );
+        assert_ne!(now.verdict, Verdict::Unknown, "{variant} {seed}");
+        assert_eq!(before.verdict, now.verdict, "{variant} {seed}");
+        moved += u64::from(before.nodes != now.nodes);
+    }
+    assert!(
+        moved >= 3,
+        "the shares changed the nodes of {moved} deals only"
+    );
+}
+
 /// `--show-plan` prints the plan as JSON; given back with `--plan` it is the same solve (the
 /// same nodes); edited, it changes what runs; a file that is not a plan is refused with
 /// exit code 2 and a message naming the file and the field.

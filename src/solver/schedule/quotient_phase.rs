@@ -203,10 +203,11 @@ impl QuotientSchedule {
         }
     }
 
-    /// Credits the phase with its share of a long attempt's `budget`: twice the budget until
-    /// a run meets a branch win (see [`crate::solver::plan::QUOTIENT_SHARE_UNBRANCHED`]); after one, a quarter of
-    /// the nodes every other phase spent since the last credit (`others` is their total so
-    /// far; see [`crate::solver::plan::QUOTIENT_SHARE`]).
+    /// Credits the phase with its share of a long attempt's `budget`: `share_unbranched` times
+    /// the budget until a run meets a branch win (see
+    /// [`crate::solver::plan::QUOTIENT_SHARE_UNBRANCHED`]); after one, `1 / share` of the nodes
+    /// every other phase spent since the last credit (`others` is their total so far; see
+    /// [`crate::solver::plan::QUOTIENT_SHARE`]).
     pub(super) fn earn(&mut self, budget: u64, others: u64) {
         let fresh = others.saturating_sub(self.others);
         self.others = others;
