@@ -266,7 +266,8 @@ pub enum CertNote {
 }
 
 /// Builds and checks the certificate of the lost `deal` with at most `max_bytes` of memory,
-/// and writes it into `dir` when one is given (as [`crate::solver::certify::file_name`]).
+/// trying the solve's quotient abstraction `hint` first, and writes it into `dir` when one is
+/// given (as [`crate::solver::certify::file_name`]).
 ///
 /// # Errors
 /// An internal error of the pass or the checker (a bug), or the file system's.
@@ -275,10 +276,12 @@ fn certify_to(
     deal: &Deal,
     numbering: Numbering,
     max_bytes: usize,
+    hint: Option<crate::solver::QuotientProof>,
 ) -> Result<CertNote, Error> {
     use crate::solver::certify::{self, CertifyError, CertifyOptions};
     let opts = CertifyOptions {
         max_bytes,
+        hint,
         ..CertifyOptions::default()
     };
     // `certify` returns only a certificate the checker accepted (`check_threads` 1: on this
@@ -680,6 +683,7 @@ impl Batch {
                         deal,
                         numbering,
                         solver.limits.memory_bytes,
+                        out.lost_by,
                     )?;
                     out.cpu_seconds += crate::solver::cpu_seconds(true) - cpu0;
                     Some(note)

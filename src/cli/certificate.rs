@@ -71,6 +71,7 @@ pub fn after_solve(
         autoplay: !a.certificate_no_autoplay,
         method: a.certificate_kind,
         check_threads: usize::from(a.threads),
+        hint: result.lost_by,
         ..CertifyOptions::default()
     };
     let certified = certify::certify(deal, a.source.numbering(), &opts)

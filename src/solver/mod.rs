@@ -47,7 +47,7 @@ pub use end::{End, Limit, Verdict};
 pub use plan::{FIRST_ATTEMPT_NODES, PROBE_NODES, PROVE_FROM_NODES};
 pub use schedule::{PATH_MIN_BYTES, PATH_SHARE, PATH_WINDOW};
 pub use types::{
-    cpu_seconds, Cost, DiskUse, Limits, Outcome, Phase, Progress, SolveError, Spent,
+    cpu_seconds, Cost, DiskUse, Limits, Outcome, Phase, Progress, QuotientProof, SolveError, Spent,
     DEFAULT_MEMORY_MIB,
 };
 

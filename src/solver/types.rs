@@ -134,6 +134,23 @@ pub struct Outcome {
     /// thread, the whole process's with more (exact when the solve runs alone, as in
     /// `castle solve` and a batch's last pass; see [`cpu_seconds`]).
     pub cpu_seconds: f64,
+    /// For `Unsolvable` by the quotient: the abstraction of the run that proved the loss,
+    /// which the certificate pass tries first (see [`crate::solver::certify::CertifyOptions`]).
+    pub lost_by: Option<QuotientProof>,
+}
+
+/// The abstraction of a suit-blind quotient run that proved a deal lost (its window, the dealt
+/// refinement and the cards it kept with their suit; see [`crate::certificate::Kind`]). A
+/// hint, not a proof: the run that proved the loss may have skipped what earlier runs had
+/// proved, and only a certificate the checker accepts is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuotientProof {
+    /// The window.
+    pub k: u8,
+    /// The dealt refinement.
+    pub dealt: bool,
+    /// Cards kept with their suit whatever the window, bit `rank * 4 + suit`.
+    pub kept: u64,
 }
 
 /// The nodes each phase of a solve spent (see [`Phase`]): where the time of a deal went, and
@@ -257,6 +274,7 @@ impl Outcome {
             disk: cost.disk,
             spent: cost.spent,
             cpu_seconds: 0.0,
+            lost_by: None,
         };
         out.settle(end, phase);
         out

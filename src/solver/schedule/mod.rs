@@ -341,8 +341,9 @@ impl Solver {
         // up, so an undecided quotient leaves the schedule's own limit in place.)
         if out.verdict == Verdict::Unknown {
             match step {
-                QuotientStep::Lost { positions } => {
+                QuotientStep::Lost { positions, by } => {
                     out.settle(End::Exhausted, Phase::Quotient);
+                    out.lost_by = Some(by);
                     out.states = positions;
                     out.peak_states = out.peak_states.max(positions);
                 }

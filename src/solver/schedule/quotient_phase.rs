@@ -10,7 +10,7 @@ use crate::solver::plan::QuotientPlan;
 use crate::solver::portfolio::Portfolio;
 use crate::solver::quotient::{self, QuotientOptions, QuotientVerdict};
 use crate::solver::Limit;
-use crate::solver::{End, Limits, Outcome, Phase, SolveError, Solver};
+use crate::solver::{End, Limits, Outcome, Phase, QuotientProof, SolveError, Solver};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -75,8 +75,9 @@ pub(super) fn quotient_step<const W: usize>(
         QuotientStep::Won { line } => {
             Some(Ok(ctx.outcome(End::Won(line), attempts, Phase::Quotient)))
         }
-        QuotientStep::Lost { positions } => {
+        QuotientStep::Lost { positions, by } => {
             let mut out = ctx.outcome(End::Exhausted, attempts, Phase::Quotient);
+            out.lost_by = Some(by);
             out.states = positions;
             out.peak_states = out.peak_states.max(positions);
             Some(Ok(out))
@@ -171,8 +172,8 @@ fn solve_prefix(
 pub(super) enum QuotientStep {
     /// Nothing: the exact search goes on.
     Continue,
-    /// The deal is lost: positions stored by the run that proved it.
-    Lost { positions: u64 },
+    /// The deal is lost: positions stored by the run that proved it, and its abstraction.
+    Lost { positions: u64, by: QuotientProof },
     /// A run's win, played on the deal (see [`quotient::concrete_line`]).
     Won { line: Vec<Move> },
     /// The deadline passed, or the solve's stop flag is up.
@@ -289,6 +290,11 @@ impl QuotientSchedule {
                 QuotientVerdict::LOST => {
                     return QuotientStep::Lost {
                         positions: r.positions,
+                        by: QuotientProof {
+                            k: self.k,
+                            dealt: opts.dealt,
+                            kept: self.kept,
+                        },
                     }
                 }
                 QuotientVerdict::BRANCH_WIN => {
