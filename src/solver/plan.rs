@@ -66,7 +66,7 @@ pub const QUOTIENT_SHARE_UNBRANCHED: u64 = 8;
 /// ("QUOTIENT_THREAD_PART").
 pub const QUOTIENT_THREAD_PART: usize = 4;
 /// The window of the quotient's runs ("QUOTIENT_FIRST_K").
-pub const QUOTIENT_FIRST_K: u8 = 2;
+pub const QUOTIENT_FIRST_K: u8 = 1;
 /// The widest window before the exact one ("QUOTIENT_MAX_K").
 pub const QUOTIENT_MAX_K: u8 = 5;
 /// The window at which nothing branches ("QUOTIENT_EXACT_K").

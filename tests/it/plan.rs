@@ -88,14 +88,14 @@ fn a_plan_without_the_quotient_or_the_probes_keeps_the_verdicts() {
     assert!(spent[0] > 0 && spent[1] > 0, "a phase never ran: {spent:?}");
 }
 
-/// The quotient's credit (`QUOTIENT_SHARE_UNBRANCHED`, `QUOTIENT_SHARE`) moves nodes between
-/// phases and no verdict: deals of the throughput samples that a batch's first pass leaves
-/// (more than 100,000 nodes), on which the shares of before (2, 1/4) and the defaults differ in
-/// nodes, get the same verdicts from both, wins replayed (performance log, "The schedule's
-/// constants", QUOTIENT_SHARE_UNBRANCHED). sa 100470 is won by the portfolio with the old shares
-/// and by the quotient with the new.
-#[test]
-fn the_quotients_credit_moves_nodes_and_keeps_the_verdicts() {
+/// Deals of the throughput samples that a batch's first pass leaves (more than 100,000 nodes),
+/// solved with two quotient plans, `a` and `b` (edits of the default): the same verdict from
+/// both, nothing unknown, wins replayed. Returns how many deals the two solved in different
+/// nodes (an edit that changed nothing would fail the caller's test).
+fn moved_by(
+    a: impl Fn(&mut castle::solver::plan::QuotientPlan),
+    b: impl Fn(&mut castle::solver::plan::QuotientPlan),
+) -> u64 {
     let deals = [
         (Variant::BeleagueredCastle, 101_830),
         (Variant::BeleagueredCastle, 103_008),
@@ -105,33 +105,78 @@ fn the_quotients_credit_moves_nodes_and_keeps_the_verdicts() {
     let mut moved = 0;
     for (variant, seed) in deals {
         let deal = castle::Deal::from_seed(variant.rules(), seed);
-        let default = Solver::default();
-        let now = solve_checked(&default, &deal);
-        let mut old = default.plan_for(&deal);
-        let q = old
-            .quotient
-            .as_mut()
-            .expect("the quotient runs in these games");
-        assert_ne!(
-            (q.share_unbranched, q.share),
-            (2, 4),
-            "the defaults are the old shares"
-        );
-        (q.share_unbranched, q.share) = (2, 4);
-        let before = solve_checked(
-            &Solver {
-                plan: Some(old),
-                ..Solver::default()
-            },
-            &deal,
-        );
-        assert_ne!(now.verdict, Verdict::Unknown, "{variant} {seed}");
-        assert_eq!(before.verdict, now.verdict, "{variant} {seed}");
-        moved += u64::from(before.nodes != now.nodes);
+        let solve = |edit: &dyn Fn(&mut castle::solver::plan::QuotientPlan)| {
+            let mut plan = Solver::default().plan_for(&deal);
+            edit(
+                plan.quotient
+                    .as_mut()
+                    .expect("the quotient runs in these games"),
+            );
+            solve_checked(
+                &Solver {
+                    plan: Some(plan),
+                    ..Solver::default()
+                },
+                &deal,
+            )
+        };
+        let (x, y) = (solve(&a), solve(&b));
+        assert_ne!(x.verdict, Verdict::Unknown, "{variant} {seed}");
+        assert_eq!(x.verdict, y.verdict, "{variant} {seed}");
+        moved += u64::from(x.nodes != y.nodes);
     }
+    moved
+}
+
+/// The quotient's credit (`QUOTIENT_SHARE_UNBRANCHED`, `QUOTIENT_SHARE`) moves nodes between
+/// phases and no verdict: on the deals of [`moved_by`], the shares of before (2, 1/4) and the
+/// defaults give the same verdicts and differ in nodes (performance log, "The schedule's
+/// constants", QUOTIENT_SHARE_UNBRANCHED). Both at the window the shares were measured at,
+/// `k = 2` (at the default `k = 1` most of these deals are decided before the shares matter).
+#[test]
+fn the_quotients_credit_moves_nodes_and_keeps_the_verdicts() {
+    let q = Solver::default()
+        .plan_for(&castle::Deal::from_seed(
+            Variant::BeleagueredCastle.rules(),
+            1,
+        ))
+        .quotient
+        .unwrap();
+    assert_ne!(
+        (q.share_unbranched, q.share),
+        (2, 4),
+        "the defaults are the old shares"
+    );
+    let moved = moved_by(
+        |q| q.first_k = 2,
+        |q| {
+            q.first_k = 2;
+            (q.share_unbranched, q.share) = (2, 4);
+        },
+    );
     assert!(
         moved >= 3,
         "the shares changed the nodes of {moved} deals only"
+    );
+}
+
+/// The quotient's window (`QUOTIENT_FIRST_K`) moves nodes and no verdict: on the deals of
+/// [`moved_by`], the default window and `k = 2` give the same verdicts and differ in nodes
+/// (performance log, "The schedule's constants", QUOTIENT_FIRST_K).
+#[test]
+fn the_quotients_window_moves_nodes_and_keeps_the_verdicts() {
+    let q = Solver::default()
+        .plan_for(&castle::Deal::from_seed(
+            Variant::StreetsAndAlleys.rules(),
+            1,
+        ))
+        .quotient
+        .unwrap();
+    assert_ne!(q.first_k, 2, "the default is the old window");
+    let moved = moved_by(|_| {}, |q| q.first_k = 2);
+    assert!(
+        moved >= 3,
+        "the window changed the nodes of {moved} deals only"
     );
 }
 

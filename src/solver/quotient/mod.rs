@@ -549,7 +549,7 @@ fn run_search(
         Err(why) => out.verdict = QuotientVerdict::NotApplicable(why),
         Ok(root) => {
             #[cfg(test)]
-            let root = tests::tripped(root);
+            let root = tests::tripped(root, opts.k);
             let mut s = Search::new(root, opts, stop, t0);
             // The earlier runs whose abstraction this one refines (the others wait aside).
             let mut aside = Vec::new();

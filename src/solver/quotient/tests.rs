@@ -11,17 +11,18 @@ thread_local! {
     static TRIP: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Makes the next quotient search on this thread start from a broken position (every
-/// three turned into a four: the first foundation move that brings a three into a window
-/// finds none, see [`Broken::NoBranch`] and [`Broken::DealtPlace`]), so that a test of
-/// the schedule sees what a broken invariant does to a solve.
+/// Makes the next quotient search on this thread start from a broken position (every card
+/// of rank `k + 1`, the first to enter a window after an ace goes home, turned into one of
+/// the next rank: the first foundation move that brings one into a window finds none, see
+/// [`Broken::NoBranch`] and [`Broken::DealtPlace`]), so that a test of the schedule sees
+/// what a broken invariant does to a solve.
 pub(crate) fn trip_next_search() {
     TRIP.with(|t| t.set(true));
 }
 
-pub(super) fn tripped(mut a: Abs) -> Abs {
+pub(super) fn tripped(mut a: Abs, k: u8) -> Abs {
     if TRIP.with(|t| t.replace(false)) {
-        forget_rank(&mut a, 3);
+        forget_rank(&mut a, k + 1);
     }
     a
 }
@@ -39,7 +40,8 @@ fn forget_rank(a: &mut Abs, r: u8) {
 }
 
 /// Streets-and-alleys deal 1 with the ace of clubs moved to the top of the first pile:
-/// it goes home at once (a safe move), and the three of clubs enters the window `k = 2`.
+/// it goes home at once (a safe move), and the two of clubs enters the window at `k = 1`
+/// (the three at `k = 2`).
 pub(crate) fn ace_on_top() -> Deal {
     let mut deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), 1);
     let ace = crate::card::Card::new(1, crate::card::Suit::Clubs);

@@ -284,7 +284,7 @@ fn a_raised_stop_flag_ends_the_quotient_run() {
     assert!(!matches!(step, QuotientStep::Deadline));
 }
 
-/// Beleaguered-castle 13: its first run (`k = 2`) meets a won abstract position whose line
+/// Beleaguered-castle 13: its first run at `k = 2` meets a won abstract position whose line
 /// does not replay on the deal, and so do the next five, each keeping one more card the
 /// line before got wrong; the seventh run's line wins on the deal (measured with
 /// `examples/quotient.rs --seed 13 -k 2 --refine 20 --refine-step 1 --proved --repeat`,
@@ -295,7 +295,11 @@ fn a_raised_stop_flag_ends_the_quotient_run() {
 #[test]
 fn false_branch_wins_keep_cards_until_a_line_wins_on_the_deal() {
     let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
-    let mut q = QuotientSchedule::new(qplan(&deal));
+    // The window the measurement was made at (the default is `QUOTIENT_FIRST_K`).
+    let mut q = QuotientSchedule::new(QuotientPlan {
+        first_k: 2,
+        ..qplan(&deal)
+    });
     q.plan.prefix_nodes = 0;
     q.credit = u64::MAX / 2;
     let mut done = 0;
@@ -303,7 +307,7 @@ fn false_branch_wins_keep_cards_until_a_line_wins_on_the_deal() {
         QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
         _ => panic!("no win"),
     }
-    assert_eq!(q.k, QUOTIENT_FIRST_K, "the window widened");
+    assert_eq!(q.k, 2, "the window widened");
     assert_eq!(q.kept.count_ones(), 6, "cards kept before the win");
     // Seven runs, each its first budget at most.
     assert!(done > 0 && done <= 7 * q.budget, "{done} nodes");
