@@ -90,9 +90,26 @@ fn shortening(c: &mut Criterion) {
         lines.iter().map(|l| l.1.len()).sum::<usize>(),
         shortened(&lines)
     );
+    // Streets-and-alleys deals the quotient wins with a long line (the first pass's and the
+    // second's costliest shortenings in the million's first eighth): the shortcuts' step.
+    let long: Vec<(Deal, Vec<Move>)> = [11256, 30103, 30452, 103152, 84859]
+        .into_iter()
+        .filter_map(|seed| {
+            let deal = Deal::from_seed(Variant::StreetsAndAlleys.rules(), seed);
+            let out = raw.solve(&deal).ok()?;
+            (out.verdict == Verdict::Solvable).then_some((deal, out.moves))
+        })
+        .collect();
+    println!(
+        "shortening sa's long lines: {} lines, {} moves -> {} (signature)",
+        long.len(),
+        long.iter().map(|l| l.1.len()).sum::<usize>(),
+        shortened(&long)
+    );
     let mut group = c.benchmark_group("shorten");
     group.sample_size(10);
     group.bench_function("citadel 1..=100 pysol", |b| b.iter(|| shortened(&lines)));
+    group.bench_function("sa long lines", |b| b.iter(|| shortened(&long)));
     group.finish();
 }
 

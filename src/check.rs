@@ -420,6 +420,17 @@ impl Board {
     /// # Errors
     /// Why the move is illegal; the board is then unchanged.
     pub fn play(&mut self, step: &Step) -> Result<(), StepError> {
+        self.allows(step)?;
+        self.apply(step);
+        Ok(())
+    }
+
+    /// Whether the rules allow `step` here, the board untouched: every check [`Board::play`]
+    /// makes, and only those (it makes them through this).
+    ///
+    /// # Errors
+    /// Why the move is illegal.
+    pub fn allows(&self, step: &Step) -> Result<(), StepError> {
         let from = self.place(step.from)?;
         let to = self.place(step.to)?;
         let card = step.card;
@@ -570,7 +581,18 @@ impl Board {
         if from == Pile::Foundation && !matches!(to, Pile::Tableau(_)) {
             return Err(StepError::FoundationBackToTableau);
         }
-        // Every check passed: move the cards.
+        Ok(())
+    }
+
+    /// Moves the cards of a step [`Board::allows`].
+    fn apply(&mut self, step: &Step) {
+        let (from, to, card, count) = (step.from, step.to, step.card, step.count);
+        if let (1, Pile::Tableau(p), Pile::Tableau(d)) = (count, from, to) {
+            // The common case, without the run's buffer.
+            let c = self.tableau[usize::from(p)].pop().expect("checked");
+            self.tableau[usize::from(d)].push(c);
+            return;
+        }
         let moved: Vec<Card> = match from {
             Pile::Tableau(p) => {
                 let pile = &mut self.tableau[usize::from(p)];
@@ -597,9 +619,8 @@ impl Board {
             Pile::Tableau(d) => self.tableau[usize::from(d)].extend(moved),
             Pile::Reserve(k) => self.reserve[usize::from(k)] = Some(card),
             Pile::Waste => self.waste.push(card),
-            Pile::Stock => unreachable!("refused above"),
+            Pile::Stock => unreachable!("refused by `allows`"),
         }
-        Ok(())
     }
 
     /// The step a player means by naming a source and a destination (`t3 f`, `w t1`,
@@ -679,40 +700,86 @@ impl Board {
     /// [`Board::play`] (the rule book, not the search's generator). Under unlimited sequence
     /// moves, runs of every length are tried too.
     pub fn legal_steps(&self) -> Vec<Step> {
-        self.successors().into_iter().map(|(s, _)| s).collect()
-    }
-
-    /// Every legal move here (as [`Board::legal_steps`]) with the board it leaves.
-    pub fn successors(&self) -> Vec<(Step, Board)> {
         let piles = self.all_piles();
         let unlimited = self.rules.options.sequence_moves == SequenceMoves::Unlimited;
         let mut steps = Vec::new();
-        // One trial board and step, reset before each try (`clone_from` keeps their
-        // allocations): most tries are illegal, and only a legal one is copied out.
-        let mut board = self.clone();
+        // Each try is asked of this board (`allows`: the checks `play` makes, the board
+        // untouched); most are illegal, nearly all for the destination, so a try to the same
+        // pile, to a tableau card it does not build on or to a foundation that does not take
+        // it is dropped first (`allows` would refuse each of them too).
         for &from in &piles {
             let max = match self.place(from) {
                 Ok(Pile::Tableau(p)) if unlimited => self.tableau[usize::from(p)].len().max(1),
                 _ => 1,
             };
+            if from == Pile::Foundation && !self.rules.options.foundation_return {
+                continue; // `allows` refuses every such move
+            }
             for count in 1..=max {
-                for card in self.shown(from, count) {
+                // A tableau pile's card at that depth without the list `shown` builds.
+                let one;
+                let list;
+                let cards: &[Card] = match from {
+                    Pile::Tableau(p) => {
+                        let pile = &self.tableau[usize::from(p)];
+                        one = pile.len().checked_sub(count).map(|i| pile[i]);
+                        one.as_slice()
+                    }
+                    _ => {
+                        list = self.shown(from, count);
+                        &list
+                    }
+                };
+                for &card in cards {
                     for &to in &piles {
+                        let refused = to == from
+                            || match to {
+                                Pile::Tableau(d) => self.tableau[usize::from(d)]
+                                    .last()
+                                    .is_some_and(|&under| self.builds(card, under).is_err()),
+                                Pile::Foundation => self.foundation_for(card).is_none(),
+                                _ => false,
+                            };
+                        if refused {
+                            continue;
+                        }
                         let step = Step {
                             card,
                             from,
                             to,
                             count,
                         };
-                        board.clone_from(self);
-                        if board.play(&step).is_ok() {
-                            steps.push((step, board.clone()));
+                        if self.allows(&step).is_ok() {
+                            steps.push(step);
                         }
                     }
                 }
             }
         }
         steps
+    }
+
+    /// Every legal move here (as [`Board::legal_steps`]) with the board it leaves.
+    pub fn successors(&self) -> Vec<(Step, Board)> {
+        self.legal_steps()
+            .into_iter()
+            .map(|step| {
+                let mut board = self.clone();
+                board.apply(&step);
+                (step, board)
+            })
+            .collect()
+    }
+
+    /// Calls `f` with every legal move here (as [`Board::legal_steps`], in its order) and the
+    /// board it leaves, played on `scratch` (whatever it held; its piles are reused) for
+    /// callers that look at many boards and keep few.
+    pub fn for_each_successor(&self, scratch: &mut Board, mut f: impl FnMut(Step, &Board)) {
+        for step in self.legal_steps() {
+            scratch.clone_from(self);
+            scratch.apply(&step);
+            f(step, scratch);
+        }
     }
 
     /// This position as a deal (a starting position for the solver).
@@ -796,36 +863,55 @@ mod tests {
     use super::*;
     use crate::rules::Variant;
 
-    /// `successors` reuses one trial board for every move it tries: a try must leave nothing
-    /// behind. Along a walk of each variant's deals, its moves and boards are exactly those
-    /// of a fresh copy per try, and the board asked is unchanged.
+    /// `successors` asks `allows` before it plays a try, skips the tries a glance at the
+    /// destination refuses, and `for_each_successor` reuses one scratch board: none may drop
+    /// a legal move or leave anything behind. Along a walk of each variant's deals (and under
+    /// unlimited sequence moves), their moves and boards are exactly those of `play` on a
+    /// fresh copy per try of every card, run length and destination, and the board asked is
+    /// unchanged.
     #[test]
     fn successors_are_the_moves_a_fresh_board_per_try_allows() {
-        for variant in Variant::ALL {
+        for (variant, unlimited) in Variant::ALL
+            .into_iter()
+            .map(|v| (v, false))
+            .chain([(Variant::StreetsAndAlleys, true), (Variant::Citadel, true)])
+        {
+            let mut rules = variant.rules();
+            if unlimited {
+                rules.options.sequence_moves = SequenceMoves::Unlimited;
+            }
             for seed in 1..=3 {
-                let deal = Deal::numbered(variant.rules(), Default::default(), seed).unwrap();
+                let deal = Deal::numbered(rules, Default::default(), seed).unwrap();
                 let mut board = Board::new(&deal);
                 for walk in 0..40 {
                     let before = board.clone();
                     let got = board.successors();
                     assert!(board == before, "{variant:?} {seed}: the board changed");
+                    let mut lent = Vec::new();
+                    board.for_each_successor(&mut Board::new(&deal), |s, b| {
+                        lent.push((s, b.clone()));
+                    });
+                    assert!(lent == got, "{variant:?} {seed}, move {walk}: lent boards");
                     let mut want = Vec::new();
                     for from in board.all_piles() {
-                        for card in board.shown(from, 1) {
-                            for to in board.all_piles() {
-                                let step = Step::single(card, from, to);
-                                let mut b = board.clone();
-                                if b.play(&step).is_ok() {
-                                    want.push((step, b));
+                        for count in 1..=13 {
+                            for card in board.shown(from, count) {
+                                for to in board.all_piles() {
+                                    let step = Step {
+                                        card,
+                                        from,
+                                        to,
+                                        count,
+                                    };
+                                    let mut b = board.clone();
+                                    if b.play(&step).is_ok() {
+                                        want.push((step, b));
+                                    }
                                 }
                             }
                         }
                     }
-                    if board.rules.options.sequence_moves == SequenceMoves::Single {
-                        assert!(got == want, "{variant:?} {seed}, move {walk}");
-                    } else {
-                        assert!(want.iter().all(|w| got.contains(w)), "{variant:?} {seed}");
-                    }
+                    assert!(got == want, "{variant:?} {seed}, move {walk}");
                     // The next board: a move drawn from the seed and the walk.
                     let Some((_, next)) = got.into_iter().nth((seed as usize * 7 + walk) % 5)
                     else {

@@ -186,32 +186,53 @@ fn renamed(s: &Step, sigma: &[usize]) -> Step {
 }
 
 /// One cut of step 3 of the module docs, if there is one that replays.
+///
+/// Each board is looked up by [`pile_blind_hash`] first; a board whose hash was seen is
+/// compared by key with the earlier boards of that hash, played again (matches are few;
+/// keeping every board would cost a copy per move). Equal keys have equal hashes, so the
+/// cuts tried are those of a lookup by key, in the same order.
 fn cut_permuted_loop(deal: &Deal, steps: &[Step], clock: &Clock) -> Option<Vec<Step>> {
     let mut board = Board::new(deal);
-    let mut seen: HashMap<Vec<u8>, usize> = HashMap::default();
-    seen.insert(pile_blind_key(&board), 0);
+    // Each hash's boards of distinct keys, by the number of moves before them (the first
+    // board of each key).
+    let mut seen: ahash::HashMap<u64, Vec<usize>> = ahash::HashMap::default();
+    seen.insert(pile_blind_hash(&board), vec![0]);
+    let played = |n: usize| -> Option<Board> {
+        let mut b = Board::new(deal);
+        for s in &steps[..n] {
+            b.play(s).ok()?;
+        }
+        Some(b)
+    };
     for (k, s) in steps.iter().enumerate() {
         if clock.out() {
             return None;
         }
         board.play(s).ok()?;
+        let hash = pile_blind_hash(&board);
+        let Some(firsts) = seen.get(&hash) else {
+            seen.insert(hash, vec![k + 1]);
+            continue;
+        };
         let key = pile_blind_key(&board);
-        if let Some(&i) = seen.get(&key) {
-            // The board after `i` moves, played again (matches are few; keeping every board
-            // would cost a copy per move).
-            let mut earlier = Board::new(deal);
-            for s in &steps[..i] {
-                earlier.play(s).ok()?;
+        let mut found = None;
+        for &i in firsts {
+            let earlier = played(i)?;
+            if pile_blind_key(&earlier) == key {
+                found = Some((i, earlier));
+                break;
             }
-            let sigma = permutation(&board, &earlier);
-            let rest: Vec<Step> = steps[k + 1..].iter().map(|s| renamed(s, &sigma)).collect();
-            if wins_from(&earlier, &rest) {
-                let mut out = steps[..i].to_vec();
-                out.extend(rest);
-                return Some(out);
-            }
-        } else {
-            seen.insert(key, k + 1);
+        }
+        let Some((i, earlier)) = found else {
+            seen.get_mut(&hash).expect("seen").push(k + 1);
+            continue;
+        };
+        let sigma = permutation(&board, &earlier);
+        let rest: Vec<Step> = steps[k + 1..].iter().map(|s| renamed(s, &sigma)).collect();
+        if wins_from(&earlier, &rest) {
+            let mut out = steps[..i].to_vec();
+            out.extend(rest);
+            return Some(out);
         }
     }
     None
@@ -267,11 +288,17 @@ pub const SHORTCUT_MOVES_PER_CARD: usize = 8;
 pub const SHORTCUT_DEPTH: usize = 2;
 
 /// Step 5 of the module docs, one pass along the line: from the board before each move,
-/// every sequence of at most `depth` legal moves (the checker's [`Board::successors`]); the
+/// every sequence of at most `depth` legal moves (the checker's [`Board::legal_steps`]); the
 /// one that reaches the latest board of the line (pile-blind, as in step 3) in fewer moves
 /// than the line takes there replaces those moves, and the moves after it are renamed by the
 /// columns' permutation. The list returned replays to a win (checked here; if it did not,
 /// the list given comes back unchanged).
+///
+/// The boards tried outnumber the line's a thousand to one and nearly none is on the line, so
+/// each is first looked up by [`pile_blind_hash`] among the line's boards' hashes: equal keys
+/// have equal hashes, so the filter drops only boards whose key is not the line's, and the
+/// shortcuts taken are those of the plain lookup (`tests::the_hash_filter_takes_the_same_shortcuts`
+/// runs both).
 fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize, clock: &Clock) -> Vec<Step> {
     let mut boards = Vec::with_capacity(steps.len() + 1);
     boards.push(Board::new(deal));
@@ -282,37 +309,55 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize, clock: &Clock) -> 
     }
     // The last index of each board's pile-blind key: the farthest a shortcut can reach.
     let mut last: HashMap<Vec<u8>, usize> = HashMap::default();
+    let mut hashes: ahash::HashSet<u64> = ahash::HashSet::default();
     for (j, b) in boards.iter().enumerate() {
         last.insert(pile_blind_key(b), j);
+        hashes.insert(pile_blind_hash(b));
     }
     let mut out: Vec<Step> = Vec::with_capacity(steps.len());
     let mut board = Board::new(deal);
+    // Scratch boards for the shortcuts tried: where a path stands, and one move further.
+    let (mut from, mut to) = (board.clone(), board.clone());
     // Column `p` of the line's boards is column `sigma[p]` of `board` (the same piles).
     let mut sigma: Vec<usize> = (0..board.tableau.len()).collect();
     let mut i = 0;
     while i < steps.len() {
-        // The shortcut saving the most moves: (moves saved, board index reached, its moves,
-        // the board).
+        // The shortcut saving the most moves, the first found of those (breadth first, in the
+        // checker's order of moves): (moves saved, board index reached, its moves, the board).
         let mut best: Option<(usize, usize, Vec<Step>, Board)> = None;
-        let mut frontier = vec![(board.clone(), Vec::new())];
+        let mut consider = |to: &Board, path: &[Step], s: Step, d: usize| {
+            if !hashes.contains(&pile_blind_hash(to)) {
+                return;
+            }
+            if let Some(&j) = last.get(&pile_blind_key(to)) {
+                let saved = j.saturating_sub(i + d);
+                if saved > best.as_ref().map_or(0, |b| b.0) {
+                    let mut p = path.to_vec();
+                    p.push(s);
+                    best = Some((saved, j, p, to.clone()));
+                }
+            }
+        };
+        // The paths of each level, breadth first; a path's board is played again on `from`
+        // when its moves are tried (a move or two: cheaper than keeping a board per path).
+        let mut frontier: Vec<Vec<Step>> = vec![Vec::new()];
         // Out of time, no more shortcuts: the rest of the line follows as it is.
         let depth = if clock.out() { 0 } else { depth };
         for d in 1..=depth {
             let mut next = Vec::new();
-            for (from, path) in &frontier {
-                for (s, to) in from.successors() {
-                    let mut p: Vec<Step> = path.clone();
-                    p.push(s);
-                    if let Some(&j) = last.get(&pile_blind_key(&to)) {
-                        let saved = j.saturating_sub(i + d);
-                        if saved > best.as_ref().map_or(0, |b| b.0) {
-                            best = Some((saved, j, p.clone(), to.clone()));
-                        }
-                    }
-                    if d < depth {
-                        next.push((to, p));
-                    }
+            for path in &frontier {
+                from.clone_from(&board);
+                for s in path {
+                    from.play(s).expect("the path's moves replay");
                 }
+                from.for_each_successor(&mut to, |s, to| {
+                    consider(to, path, s, d);
+                    if d < depth {
+                        let mut p = path.clone();
+                        p.push(s);
+                        next.push(p);
+                    }
+                });
             }
             frontier = next;
         }
@@ -335,6 +380,41 @@ fn cut_shortcuts(deal: &Deal, steps: Vec<Step>, depth: usize, clock: &Clock) -> 
         return steps;
     }
     out
+}
+
+/// A hash of [`pile_blind_key`]'s bytes' meaning: each tableau pile's cards hashed in
+/// order, the piles' hashes summed (so the columns do not count), then the rest of the board.
+/// Equal keys give equal hashes; no allocation, no sort.
+fn pile_blind_hash(b: &Board) -> u64 {
+    fn mix(mut z: u64) -> u64 {
+        // splitmix64's finaliser: the piles' sum needs each pile's hash well spread.
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn fold(h: u64, c: u8) -> u64 {
+        h.wrapping_mul(0x0100_0000_01b3)
+            .wrapping_add(u64::from(c) + 1)
+    }
+    let mut sum = 0u64;
+    for p in &b.tableau {
+        let h = p.iter().fold(p.len() as u64, |h, c| fold(h, c.code()));
+        sum = sum.wrapping_add(mix(h));
+    }
+    let mut h = b.reserve.len() as u64;
+    for c in &b.reserve {
+        h = fold(h, c.map_or(0, |c| c.code()));
+    }
+    h = fold(h, b.waste.len() as u8);
+    for c in &b.waste {
+        h = fold(h, c.code());
+    }
+    h = fold(h, b.stock.len() as u8);
+    for f in &b.foundations {
+        h = fold(h, f.len() as u8);
+        h = fold(h, f.last().map_or(0, |c| c.code()));
+    }
+    sum.wrapping_add(mix(h ^ 0x5bd1_e995))
 }
 
 /// Why [`shorten`] returned no line.
@@ -571,6 +651,153 @@ mod tests {
             short.len()
         );
         assert_eq!(shorten(&deal, &short).unwrap(), short, "a fixed point");
+    }
+
+    /// Step 5 as first written: every board tried materialised and looked up by its key.
+    fn cut_shortcuts_plain(deal: &Deal, steps: Vec<Step>, depth: usize) -> Vec<Step> {
+        let mut boards = vec![Board::new(deal)];
+        for s in &steps {
+            let mut b = boards.last().unwrap().clone();
+            b.play(s).unwrap();
+            boards.push(b);
+        }
+        let mut last: HashMap<Vec<u8>, usize> = HashMap::default();
+        for (j, b) in boards.iter().enumerate() {
+            last.insert(pile_blind_key(b), j);
+        }
+        let mut out = Vec::new();
+        let mut board = Board::new(deal);
+        let mut sigma: Vec<usize> = (0..board.tableau.len()).collect();
+        let mut i = 0;
+        while i < steps.len() {
+            let mut best: Option<(usize, usize, Vec<Step>, Board)> = None;
+            let mut frontier = vec![(board.clone(), Vec::new())];
+            for d in 1..=depth {
+                let mut next = Vec::new();
+                for (from, path) in &frontier {
+                    for (s, to) in from.successors() {
+                        let mut p: Vec<Step> = path.clone();
+                        p.push(s);
+                        if let Some(&j) = last.get(&pile_blind_key(&to)) {
+                            let saved = j.saturating_sub(i + d);
+                            if saved > best.as_ref().map_or(0, |b| b.0) {
+                                best = Some((saved, j, p.clone(), to.clone()));
+                            }
+                        }
+                        if d < depth {
+                            next.push((to, p));
+                        }
+                    }
+                }
+                frontier = next;
+            }
+            if let Some((_, j, path, reached)) = best {
+                sigma = permutation(&boards[j], &reached);
+                out.extend(path);
+                board = reached;
+                i = j;
+            } else {
+                let s = renamed(&steps[i], &sigma);
+                if board.play(&s).is_err() {
+                    return steps;
+                }
+                out.push(s);
+                i += 1;
+            }
+        }
+        if out.len() == steps.len() || check_win(deal, &out).is_err() {
+            return steps;
+        }
+        out
+    }
+
+    /// Step 3 as first written: every board looked up by its key.
+    fn cut_permuted_loop_plain(deal: &Deal, steps: &[Step]) -> Option<Vec<Step>> {
+        let mut board = Board::new(deal);
+        let mut seen: HashMap<Vec<u8>, usize> = HashMap::default();
+        seen.insert(pile_blind_key(&board), 0);
+        for (k, s) in steps.iter().enumerate() {
+            board.play(s).ok()?;
+            let key = pile_blind_key(&board);
+            if let Some(&i) = seen.get(&key) {
+                let mut earlier = Board::new(deal);
+                for s in &steps[..i] {
+                    earlier.play(s).ok()?;
+                }
+                let sigma = permutation(&board, &earlier);
+                let rest: Vec<Step> = steps[k + 1..].iter().map(|s| renamed(s, &sigma)).collect();
+                if wins_from(&earlier, &rest) {
+                    let mut out = steps[..i].to_vec();
+                    out.extend(rest);
+                    return Some(out);
+                }
+            } else {
+                seen.insert(key, k + 1);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_hash_filter_takes_the_same_shortcuts() {
+        // Long wandering lines: step 3 run to its end with the hash filter and without it;
+        // then, cut by the other steps first as `shorten` does, one pass of step 5 both ways
+        // at depths 1 to 3 (2 on the longest line): the same list, move for move.
+        use crate::solver::quotient::{self, QuotientOptions};
+        let mut lines = Vec::new();
+        let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 122);
+        let opts = QuotientOptions {
+            k: 13,
+            ..QuotientOptions::default()
+        };
+        let r = quotient::search(&deal, &opts, &std::sync::atomic::AtomicBool::new(false));
+        lines.push((
+            deal.clone(),
+            quotient::concrete_line(&deal, &r.line).unwrap(),
+        ));
+        let raw = Solver {
+            shorten: false,
+            quick: false,
+            best_first: false,
+            probes: None,
+            quotient: false,
+            ..Solver::default()
+        };
+        for (variant, seed) in [(Variant::StreetsAndAlleys, 679), (Variant::Citadel, 5)] {
+            let deal = Deal::from_seed(variant.rules(), seed);
+            let out = raw.solve(&deal).unwrap();
+            if out.verdict == Verdict::Solvable {
+                lines.push((deal, out.moves));
+            }
+        }
+        assert!(lines.len() >= 2);
+        let clock = Clock::new(None);
+        for (n, (deal, line)) in lines.iter().enumerate() {
+            // Step 3 to its end on the line as found (exact loops cut first, as `shorten`).
+            let start = cut_loops(deal, crate::check::steps_of(line));
+            let (mut fast, mut plain) = (start.clone(), start.clone());
+            let mut cuts = 0;
+            while let Some(cut) = cut_permuted_loop(deal, &fast, &clock) {
+                fast = cut;
+                cuts += 1;
+            }
+            while let Some(cut) = cut_permuted_loop_plain(deal, &plain) {
+                plain = cut;
+            }
+            assert_eq!(fast, plain, "line {n}: step 3");
+            assert!(cuts > 0 || n > 0, "line {n}: no permuted loop");
+            let cut = shorten_with(deal, line, false, None).unwrap().moves;
+            let steps = crate::check::steps_of(&cut);
+            for depth in 1..=if n == 0 { 2 } else { 3 } {
+                let fast = cut_shortcuts(deal, steps.clone(), depth, &clock);
+                let plain = cut_shortcuts_plain(deal, steps.clone(), depth);
+                assert_eq!(fast, plain, "line {n}, depth {depth}");
+                assert!(
+                    fast.len() < steps.len() || depth == 1,
+                    "line {n}: nothing cut"
+                );
+            }
+        }
     }
 
     #[test]
