@@ -305,7 +305,7 @@ pub struct BatchArgs {
     #[arg(
         long,
         value_name = "N,N",
-        default_value = "100000,30000000",
+        default_value = "3000000,30000000",
         conflicts_with = "one_pass"
     )]
     pub pass_nodes: String,
@@ -993,7 +993,7 @@ impl BenchArgs {
 fn parse_pass_nodes(s: &str) -> Result<Vec<u64>, InputError> {
     let bad = || {
         input(format!(
-            "--pass-nodes `{}`: give one or two node budgets, increasing, such as 100000,30000000",
+            "--pass-nodes `{}`: give one or two node budgets, increasing, such as 3000000,30000000",
             castle::text::Cut(s)
         ))
     };

@@ -258,16 +258,20 @@ fn ctrl_c_after(child: std::process::Child, ms: u64) -> String {
     stderr
 }
 
-/// A batch stopped while a deal is being solved names it, with the pass it was in: bc 15995
-/// takes some 69 million nodes (performance log, "What bc's last pass is made of"), so it
-/// leaves the first pass (100,000 nodes) for the second, and is still in it a moment later.
+/// A batch stopped while a deal is being solved names it, with the pass it was in: without
+/// the quotient bc 15995 is still undecided after 5,000,000 nodes (7 s on one thread; the
+/// quotient proves it lost in 434,172), so it leaves a first pass of 100,000 nodes for the
+/// second, and is still in it a moment later.
 #[cfg(unix)]
 #[test]
 fn ctrl_c_names_the_deal_in_flight_and_its_pass() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("hard.csv");
     let pending = dir.path().join("hard.csv.pending");
-    let mut child = castle(&bc_15995(&[], &csv));
+    let mut child = castle(&bc_15995(
+        &["--no-quotient", "--pass-nodes", "100000,30000000"],
+        &csv,
+    ));
     let carried = || {
         std::fs::read_to_string(&pending)
             .unwrap_or_default()
@@ -289,7 +293,8 @@ fn ctrl_c_names_the_deal_in_flight_and_its_pass() {
 /// The last pass puts a deal's start on record before its search: a run stopped in it by a
 /// signal adds the time it had spent, one killed outright leaves the start counted, and both
 /// send the deal behind the untried ones (`the_last_pass_takes_the_deals_tried_before_last`
-/// checks that order). bc 15995 takes some 69 million nodes, minutes on one thread.
+/// checks that order). Without the quotient bc 15995 takes more than 5,000,000 nodes, 7 s
+/// on one thread, so both runs stop it before its end.
 #[cfg(unix)]
 #[test]
 fn a_stopped_last_pass_counts_the_deals_it_started() {
@@ -302,7 +307,7 @@ fn a_stopped_last_pass_counts_the_deals_it_started() {
          15995,3,30000000,40000,40000,1000,0,0,29999000,0,0,0\n",
     )
     .unwrap();
-    let args = bc_15995(&["--memory", "256"], &csv);
+    let args = bc_15995(&["--memory", "256", "--no-quotient"], &csv);
     // The last line for the deal, as `(tries, tried_ms)`.
     let last = || {
         std::fs::read_to_string(&pending)
