@@ -233,6 +233,9 @@ pub fn solve(a: &cli::SolveArgs, mut out: &mut impl Write) -> Result<Option<Exit
     // outcome; a layered search on disk keeps its last checkpoint for the next run.
     let interrupt = cli::signals::Interrupt::on_signals()?;
     solver.stop = Some(std::sync::Arc::clone(&interrupt.flag));
+    // A certificate asked for: the proving run's positions, if the quotient proves the loss
+    // (the same search; see `Solver::keep_members`).
+    solver.keep_members = a.certificate.is_some();
     let result = progress::solve_with_spinner(&solver, &deal, a.quiet)?;
     match a.format {
         SolveFormat::Json => {

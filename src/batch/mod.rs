@@ -277,6 +277,7 @@ fn certify_to(
     numbering: Numbering,
     max_bytes: usize,
     hint: Option<crate::solver::QuotientProof>,
+    members: Option<crate::certificate::Members>,
 ) -> Result<CertNote, Error> {
     use crate::solver::certify::{self, CertifyError, CertifyOptions};
     let opts = CertifyOptions {
@@ -286,7 +287,7 @@ fn certify_to(
     };
     // `certify` returns only a certificate the checker accepted (`check_threads` 1: on this
     // worker's thread).
-    let certified = match certify::certify(deal, numbering, &opts) {
+    let certified = match certify::certify_from(deal, numbering, &opts, members) {
         Ok(c) => c,
         Err(e @ CertifyError::Limit(_)) => {
             return Ok(CertNote::Failed(format!(
@@ -637,9 +638,14 @@ impl Batch {
             if i > 0 {
                 progress(&tally);
             }
-            let solver = pass.solver.clone();
             let certificates = o.certificates.clone();
             let certify = o.certify || certificates.is_some();
+            // A lost deal's certificate from the positions of the quotient run that proved
+            // it, when that run kept them (`Solver::keep_members`; the same search).
+            let solver = Solver {
+                keep_members: certify,
+                ..pass.solver.clone()
+            };
             let numbering = o.numbering;
             let starts = Arc::new(starts);
             let started = Arc::clone(&starts);
@@ -684,6 +690,7 @@ impl Batch {
                         numbering,
                         solver.limits.memory_bytes,
                         out.lost_by,
+                        out.lost_members.take(),
                     )?;
                     out.cpu_seconds += crate::solver::cpu_seconds(true) - cpu0;
                     Some(note)

@@ -444,23 +444,36 @@ impl Quotient {
     /// with such cards the number of cards above them and their symbols; then the other piles
     /// sorted by (length, symbols), each as its length and its symbols bottom to top.
     pub fn encode(&self, a: &APos, out: &mut Vec<u8>) {
+        self.encode_parts(&a.found, &a.len, &a.piles, &a.unmoved, out);
+    }
+
+    /// [`Quotient::encode`] of the position with these fields (as [`APos`]'s), borrowed: the
+    /// quotient search keeps its positions' members without copying each into an `APos`.
+    pub fn encode_parts(
+        &self,
+        found: &[u8; 4],
+        len: &[u8; MAX_PILES],
+        piles: &[[u8; CAP]; MAX_PILES],
+        unmoved: &[u8; MAX_PILES],
+        out: &mut Vec<u8>,
+    ) {
         out.clear();
-        out.extend_from_slice(&a.found);
+        out.extend_from_slice(found);
         if self.dealt {
-            out.extend_from_slice(&a.unmoved[..self.n]);
+            out.extend_from_slice(&unmoved[..self.n]);
             for i in 0..self.n {
-                let p = usize::from(a.unmoved[i]);
+                let p = usize::from(unmoved[i]);
                 if p > 0 {
-                    let l = usize::from(a.len[i]);
+                    let l = usize::from(len[i]);
                     out.push((l - p) as u8);
-                    out.extend_from_slice(&a.piles[i][p..l]);
+                    out.extend_from_slice(&piles[i][p..l]);
                 }
             }
         }
         let mut order = [0u8; MAX_PILES];
         let mut m = 0;
-        for i in (0..self.n).filter(|&i| a.unmoved[i] == 0) {
-            let key = |j: usize| (a.len[j], &a.piles[j][..usize::from(a.len[j])]);
+        for i in (0..self.n).filter(|&i| unmoved[i] == 0) {
+            let key = |j: usize| (len[j], &piles[j][..usize::from(len[j])]);
             let mut at = m;
             while at > 0 && key(usize::from(order[at - 1])) > key(i) {
                 order[at] = order[at - 1];
@@ -470,9 +483,9 @@ impl Quotient {
             m += 1;
         }
         for &i in &order[..m] {
-            let l = usize::from(a.len[usize::from(i)]);
+            let l = usize::from(len[usize::from(i)]);
             out.push(l as u8);
-            out.extend_from_slice(&a.piles[usize::from(i)][..l]);
+            out.extend_from_slice(&piles[usize::from(i)][..l]);
         }
     }
 

@@ -74,7 +74,9 @@ pub fn after_solve(
         hint: result.lost_by,
         ..CertifyOptions::default()
     };
-    let certified = certify::certify(deal, a.source.numbering(), &opts)
+    // The solve's members were kept with safe autoplay on, as the checker's default rule.
+    let members = result.lost_members.clone().filter(|_| opts.autoplay);
+    let certified = certify::certify_from(deal, a.source.numbering(), &opts, members)
         .map_err(|e| anyhow::anyhow!("no certificate written to {}: {e}", path.display()))?;
     let written = certificate::write(&certified.certificate, path)
         .map_err(|e| anyhow::anyhow!("{}: cannot write the certificate: {e}", path.display()))?;

@@ -2,9 +2,11 @@
 //! invariant that [`crate::certificate::check`] can verify (see `docs/design.md`, "Certified
 //! losses").
 //!
-//! The schedule's searches cannot hand over what they entered: the table replaces entries,
-//! attempts restart, threads share work, and `no_repeat` leaves out moves whose positions
-//! another line reaches. So this pass starts afresh, with only reductions the checker
+//! The schedule's searches mostly cannot hand over what they entered: the table replaces
+//! entries, attempts restart, threads share work, and `no_repeat` leaves out moves whose
+//! positions another line reaches. (The exception, a quotient run that proved the loss with
+//! every move followed and no earlier run's proofs skipped, hands its positions over:
+//! [`certify_from`].) So this pass starts afresh, with only reductions the checker
 //! re-justifies itself: pile order (the checker sorts piles), safe autoplay (when on, the
 //! checker applies its own rule) and the forced fills; `no_repeat` is off, so every stored
 //! position has all its moves followed. Where the rules allow it, the suit-blind quotient runs
@@ -128,14 +130,44 @@ pub fn certify(
     numbering: Numbering,
     opts: &CertifyOptions,
 ) -> Result<Certified, CertifyError> {
+    certify_from(deal, numbering, opts, None)
+}
+
+/// [`certify`], given the members the solve's proving run kept
+/// ([`crate::solver::Outcome::lost_members`], of the abstraction `opts.hint`): with
+/// [`Method::Auto`] they are the certificate, checked as any, and the pass searches nothing.
+/// The solve's run and the pass's first run search the same positions with the same moves
+/// followed (window, dealt refinement and kept cards from the hint, no earlier proofs, every
+/// move), so their members are the same set and the pass's search would only repeat it; on
+/// a lost first-pass deal that search was about a third of what certifying cost (performance
+/// log, "A lost deal's certificate from the solve's own run"). Members the checker
+/// rejects (a bug, whichever side) are dropped and the pass runs as without them, so that a
+/// batch still gets a checked certificate; tests assert it never happens.
+///
+/// # Errors
+/// As [`certify`].
+pub fn certify_from(
+    deal: &Deal,
+    numbering: Numbering,
+    opts: &CertifyOptions,
+    members: Option<Members>,
+) -> Result<Certified, CertifyError> {
     let t0 = Instant::now();
+    if let (Method::Auto, Some(h), Some(members)) = (opts.method, opts.hint, members) {
+        let kind = Kind::Quotient {
+            k: h.k,
+            dealt: h.dealt,
+            kept: h.kept,
+        };
+        match finish(deal, numbering, opts, kind, members, t0) {
+            Ok(c) => return Ok(c),
+            Err(e) => {
+                debug_assert!(false, "the solve's members do not check: {e}");
+            }
+        }
+    }
     let game = certificate::game_of(&deal.rules);
     let start = certificate::start_of(deal);
-    let label = Label {
-        variant: deal.rules.variant.name().to_string(),
-        seed: deal.seed,
-        numbering: numbering.name().to_string(),
-    };
     let left = |t0: Instant| {
         opts.max_seconds
             .map(|s| (s - t0.elapsed().as_secs_f64()).max(1e-3))
@@ -240,9 +272,29 @@ pub fn certify(
             None => {}
         }
     }
-    let (kind, mut members) = match found {
+    let (kind, members) = match found {
         Some(f) => f,
         None => (Kind::Exact, exact_members(deal, opts, t0)?),
+    };
+    finish(deal, numbering, opts, kind, members, t0)
+}
+
+/// The certificate of `kind` with `members` (sorted here), checked when `opts` asks, its
+/// seconds counted from `t0`.
+fn finish(
+    deal: &Deal,
+    numbering: Numbering,
+    opts: &CertifyOptions,
+    kind: Kind,
+    mut members: Members,
+    t0: Instant,
+) -> Result<Certified, CertifyError> {
+    let game = certificate::game_of(&deal.rules);
+    let start = certificate::start_of(deal);
+    let label = Label {
+        variant: deal.rules.variant.name().to_string(),
+        seed: deal.seed,
+        numbering: numbering.name().to_string(),
     };
     members.sort();
     let certificate = Certificate {

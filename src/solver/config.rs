@@ -85,6 +85,12 @@ pub struct Solver {
     /// (two threads or more; `None`: `1 / plan::QUOTIENT_THREAD_PART`). The refining runs
     /// that decide the hardest streets-and-alleys deals can need more than that.
     pub quotient_percent: Option<u8>,
+    /// Keep the positions of the quotient run that proves a loss, when that run stores every
+    /// one of them (see [`Outcome::lost_members`](super::Outcome::lost_members)), for a
+    /// certificate to be built from them rather than by a search of its own (`batch
+    /// --certify`, `solve --certificate`). The search is the same, node for node; the
+    /// positions take room beside the quotient's budget, at most a sixteenth of it.
+    pub keep_members: bool,
     /// Run the layered search ([`layered`]) instead of the schedule, where the rules allow
     /// it (foundation return off; otherwise the schedule runs as without it). It decides a
     /// deal by closing the reachable positions one level of progress at a time, holding one
@@ -135,6 +141,7 @@ impl Default for Solver {
             path_window: PATH_WINDOW,
             quotient: true,
             quotient_percent: None,
+            keep_members: false,
             layered: false,
             spill: None,
             plan: None,

@@ -29,6 +29,9 @@ pub const QUICK_NODES_STOCK: u64 = 50_000;
 /// The portfolio's first slice, right after a quick phase that did not decide
 /// ("EARLY_SLICE").
 pub const EARLY_SLICE: u64 = 4_000;
+/// The quotient's short early run, between the quick phase and the portfolio's first slice
+/// ("EARLY_QUOTIENT_NODES").
+pub const EARLY_QUOTIENT_NODES: u64 = 5_000;
 /// The portfolio's best-first member gets `1 / share` of each attempt's nodes
 /// ("BEST_FIRST_SHARE").
 pub const BEST_FIRST_SHARE: u64 = 4;
@@ -196,6 +199,12 @@ pub struct QuotientPlan {
     pub prefix_max_bytes: usize,
     /// Below this room it is not run.
     pub prefix_min_bytes: usize,
+    /// Nodes of a short run right after the quick phase, before the portfolio's early slice
+    /// (and its exact search from a false line's real position at most as many), if any:
+    /// most lost deals are proved by a run of a few hundred positions, and a winnable deal
+    /// loses at most these nodes.
+    #[serde(default)]
+    pub early_nodes: Option<u64>,
 }
 
 impl Member {
@@ -293,6 +302,7 @@ impl Plan {
                 prefix_min_nodes: PREFIX_MIN_NODES,
                 prefix_max_bytes: PREFIX_MAX_BYTES,
                 prefix_min_bytes: PREFIX_MIN_BYTES,
+                early_nodes: Some(EARLY_QUOTIENT_NODES),
             }),
             probes: Some(ProbePlan {
                 unit: PROBE_NODES,

@@ -137,6 +137,12 @@ pub struct Outcome {
     /// For `Unsolvable` by the quotient: the abstraction of the run that proved the loss,
     /// which the certificate pass tries first (see [`crate::solver::certify::CertifyOptions`]).
     pub lost_by: Option<QuotientProof>,
+    /// For `Unsolvable` by the quotient, with [`crate::solver::Solver::keep_members`]: the
+    /// positions of the run that proved the loss, when that run stored every one of them
+    /// (it started with no earlier run's proofs), in the encoding of a certificate's members.
+    /// The certificate pass takes them instead of searching the same positions again
+    /// ([`crate::solver::certify::certify_from`]); the checker still checks them.
+    pub lost_members: Option<crate::certificate::Members>,
 }
 
 /// The abstraction of a suit-blind quotient run that proved a deal lost (its window, the dealt
@@ -275,6 +281,7 @@ impl Outcome {
             spent: cost.spent,
             cpu_seconds: 0.0,
             lost_by: None,
+            lost_members: None,
         };
         out.settle(end, phase);
         out

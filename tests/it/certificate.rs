@@ -961,3 +961,65 @@ fn the_certificate_pass_starts_from_the_solves_abstraction() {
     assert_eq!(misled.certificate.kind, plain.certificate.kind);
     assert_eq!(misled.certificate.members, plain.certificate.members);
 }
+
+/// A solve that keeps its proving run's positions (`Solver::keep_members`, as `batch
+/// --certify` does) is the same search, node for node, and where it hands them over they
+/// are the certificate the pass would search for: the same kind and members, checked. Lost
+/// deals of streets-and-alleys and beleaguered-castle (their verdicts from the solve, each
+/// certificate checked by the independent checker); most are proved by a run with no
+/// earlier proofs, so most hand their positions over.
+#[test]
+fn the_solves_kept_positions_are_the_certificate_the_pass_searches_for() {
+    use castle::solver::certify::certify_from;
+    use castle::solver::Solver;
+    let (mut handed, mut lost) = (0, 0);
+    for variant in [Variant::StreetsAndAlleys, Variant::BeleagueredCastle] {
+        for seed in 1..=40 {
+            let deal = Deal::from_seed(variant.rules(), seed);
+            let plain = Solver {
+                threads: 1,
+                ..Solver::default()
+            };
+            let keeping = Solver {
+                keep_members: true,
+                ..plain.clone()
+            };
+            let a = plain.solve(&deal).unwrap();
+            let b = keeping.solve(&deal).unwrap();
+            assert_eq!(
+                (a.verdict, a.nodes),
+                (b.verdict, b.nodes),
+                "{variant} {seed}"
+            );
+            assert!(a.lost_members.is_none(), "{variant} {seed}");
+            if b.verdict != Verdict::Unsolvable {
+                assert!(b.lost_members.is_none(), "{variant} {seed}");
+                continue;
+            }
+            lost += 1;
+            let Some(members) = b.lost_members.clone() else {
+                continue;
+            };
+            handed += 1;
+            let o = CertifyOptions {
+                hint: b.lost_by,
+                ..opts(Method::Auto, true)
+            };
+            let searched = certify(&deal, Default::default(), &o).unwrap();
+            let given = certify_from(&deal, Default::default(), &o, Some(members)).unwrap();
+            assert!(given.checked.is_some(), "{variant} {seed}");
+            assert_eq!(
+                given.certificate.kind, searched.certificate.kind,
+                "{variant} {seed}"
+            );
+            assert_eq!(
+                given.certificate.members, searched.certificate.members,
+                "{variant} {seed}"
+            );
+        }
+    }
+    assert!(
+        lost >= 20 && handed * 2 > lost,
+        "{handed} of {lost} lost deals handed over"
+    );
+}

@@ -245,3 +245,48 @@ fn the_command_line_shows_and_reads_plans() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/plan.json"));
 }
+
+/// The quotient's short early run (`quotient.early_nodes`) changes which search decides and
+/// never a verdict: the fixed sets of the three games the quotient applies to, with the run
+/// and without it, the same verdicts (wins replayed, nothing unknown), and the run decided
+/// deals (fewer nodes on some lost deal: it proved the loss before the portfolio's slice).
+#[test]
+fn the_quotients_early_run_keeps_the_fixed_sets_verdicts() {
+    let mut sooner = 0;
+    for set in standard_sets() {
+        if !matches!(
+            set.variant,
+            Variant::BeleagueredCastle | Variant::StreetsAndAlleys | Variant::Citadel
+        ) {
+            continue;
+        }
+        for seed in set.first..=set.last {
+            let deal = set.deal(seed).unwrap();
+            let default = Solver::default();
+            let plan = default.plan_for(&deal);
+            let q = plan.quotient.expect("the quotient applies");
+            assert_eq!(
+                q.early_nodes,
+                Some(castle::solver::plan::EARLY_QUOTIENT_NODES)
+            );
+            let with = solve_checked(&default, &deal);
+            let solver = Solver {
+                plan: Some(Plan {
+                    quotient: Some(castle::solver::plan::QuotientPlan {
+                        early_nodes: None,
+                        ..q
+                    }),
+                    ..plan
+                }),
+                ..Solver::default()
+            };
+            let without = solve_checked(&solver, &deal);
+            assert_ne!(with.verdict, Verdict::Unknown, "{} {seed}", set.variant);
+            assert_eq!(with.verdict, without.verdict, "{} {seed}", set.variant);
+            if with.verdict == Verdict::Unsolvable && with.nodes < without.nodes {
+                sooner += 1;
+            }
+        }
+    }
+    assert!(sooner > 0, "the early run never proved a loss sooner");
+}

@@ -519,15 +519,48 @@ pub fn search_collect(
     stop: &AtomicBool,
     encoder: crate::certificate::quotient::Quotient,
 ) -> (QuotientResult, crate::certificate::Members) {
-    let (r, members) = run_search(deal, opts, stop, Some(encoder), None);
+    let keep = Keep { encoder, cap: None };
+    let (r, members) = run_search(deal, opts, stop, Some(keep), None);
     (r, members.unwrap_or_default())
+}
+
+/// [`search_proved`] that also keeps every position it stores, as [`search_collect`] does,
+/// for the certificate pass to take instead of searching the same positions again
+/// ([`super::certify::certify_from`]). The members come back only when they are a
+/// certificate's: the run proved the loss without skipping a position an earlier run had
+/// proved (`pruned` 0, nothing dropped), so that every position it stored had all its moves
+/// followed within the run. The search is the same, node for node: the members are not
+/// counted in `max_bytes` but held to `cap` bytes beside it, and a run that would hold more
+/// gives them up and goes on.
+pub fn search_proved_collect(
+    deal: &Deal,
+    opts: &QuotientOptions,
+    stop: &AtomicBool,
+    proved: &mut Proved,
+    encoder: crate::certificate::quotient::Quotient,
+    cap: usize,
+) -> (QuotientResult, Option<crate::certificate::Members>) {
+    let keep = Keep {
+        encoder,
+        cap: Some(cap),
+    };
+    let (r, members) = run_search(deal, opts, stop, Some(keep), Some(proved));
+    let whole = r.verdict == QuotientVerdict::LOST && r.pruned == 0 && !r.dropped;
+    (r, members.filter(|_| whole))
+}
+
+/// What a collecting run keeps its members with: the certificate's encoder, and the bytes
+/// they may hold outside the run's budget (`None`: counted in it).
+struct Keep {
+    encoder: crate::certificate::quotient::Quotient,
+    cap: Option<usize>,
 }
 
 fn run_search(
     deal: &Deal,
     opts: &QuotientOptions,
     stop: &AtomicBool,
-    encoder: Option<crate::certificate::quotient::Quotient>,
+    keep: Option<Keep>,
     mut proved: Option<&mut Proved>,
 ) -> (QuotientResult, Option<crate::certificate::Members>) {
     let t0 = Instant::now();
@@ -562,10 +595,12 @@ fn run_search(
                     }
                 }
             }
-            s.collect = encoder.map(|e| Collector {
-                encoder: e,
+            s.collect = keep.map(|k| Collector {
+                encoder: k.encoder,
                 members: crate::certificate::Members::new(),
                 buf: Vec::new(),
+                cap: k.cap,
+                gave_up: false,
             });
             out.verdict = s.run();
             if out.verdict == QuotientVerdict::BRANCH_WIN {
@@ -610,7 +645,7 @@ fn run_search(
                     }
                 }
             }
-            members = s.collect.map(|c| c.members);
+            members = s.collect.filter(|c| !c.gave_up).map(|c| c.members);
         }
     }
     out.seconds = t0.elapsed().as_secs_f64();
@@ -622,23 +657,35 @@ struct Collector {
     encoder: crate::certificate::quotient::Quotient,
     members: crate::certificate::Members,
     buf: Vec<u8>,
+    /// Bytes the members may hold outside the run's budget (`None`: they count in it).
+    cap: Option<usize>,
+    /// The members outgrew `cap` and were given up.
+    gave_up: bool,
 }
 
 impl Collector {
+    /// The bytes the run's budget counts.
+    fn counted_bytes(&self) -> usize {
+        match self.cap {
+            Some(_) => 0,
+            None => self.members.bytes(),
+        }
+    }
+
     /// Keeps `a` as a member.
     fn keep(&mut self, a: &Abs) {
-        use crate::certificate::quotient::APos;
-        let mut unmoved = [0u8; MAX_PILES];
-        if a.dealt {
-            unmoved = a.prefix;
+        if self.gave_up {
+            return;
         }
-        let pos = APos {
-            len: a.len,
-            piles: a.pile,
-            unmoved,
-            found: a.f,
-        };
-        self.encoder.encode(&pos, &mut self.buf);
+        if self.cap.is_some_and(|cap| self.members.bytes() > cap) {
+            self.gave_up = true;
+            self.members = crate::certificate::Members::new();
+            return;
+        }
+        const NONE: [u8; MAX_PILES] = [0; MAX_PILES];
+        let unmoved = if a.dealt { &a.prefix } else { &NONE };
+        self.encoder
+            .encode_parts(&a.f, &a.len, &a.pile, unmoved, &mut self.buf);
         self.members.push(&self.buf);
     }
 }

@@ -131,7 +131,7 @@ impl<'a> Search<'a> {
             + self.long.bytes()
             + self.earlier.iter().map(Level::bytes).sum::<usize>()
             + self.path_bytes()
-            + self.collect.as_ref().map_or(0, |c| c.members.bytes())
+            + self.collect.as_ref().map_or(0, Collector::counted_bytes)
     }
 
     /// The position's key: its words and its length in bits.

@@ -124,7 +124,25 @@ impl Solver {
                     return Ok(ctx.outcome(end, attempts, Phase::Quick));
                 }
                 End::Cut(Limit::Nodes) => {
-                    // Not decided at once: the portfolio's first slice.
+                    // Not decided at once: the quotient's short early run, where the plan has
+                    // one, then the portfolio's first slice.
+                    if let Some((q, nodes)) = plan.quotient.and_then(|q| Some((q, q.early_nodes?)))
+                    {
+                        let reserved =
+                            caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
+                        let early = quotient_phase::early_quotient_step(
+                            q,
+                            nodes,
+                            self.keep_members,
+                            &mut ctx,
+                            reserved,
+                            &mut portfolio,
+                            attempts,
+                        );
+                        if let Some(out) = early {
+                            return out;
+                        }
+                    }
                     if let (Some(pf), Some(slice)) = (portfolio.as_mut(), plan.early_slice) {
                         let out = portfolio_slice(pf, loan_part, slice, &mut ctx, clock, attempts);
                         if let Some(out) = out {
@@ -138,7 +156,9 @@ impl Solver {
         // The quotient phase: its first run now, the later ones as the attempts earn them
         // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
         let reserved = caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
-        let mut quotient = plan.quotient.map(QuotientSchedule::new);
+        let mut quotient = plan
+            .quotient
+            .map(|p| QuotientSchedule::new(p).collecting(self.keep_members));
         if let Some(out) =
             quotient_step(&mut quotient, &mut ctx, reserved, &mut portfolio, attempts)
         {
@@ -285,7 +305,7 @@ impl Solver {
                 };
                 let b = beside_thread::<W>(
                     deal,
-                    q_plan,
+                    QuotientSchedule::new(q_plan).collecting(self.keep_members),
                     self.pruning,
                     q_bytes,
                     clock,
@@ -341,9 +361,14 @@ impl Solver {
         // up, so an undecided quotient leaves the schedule's own limit in place.)
         if out.verdict == Verdict::Unknown {
             match step {
-                QuotientStep::Lost { positions, by } => {
+                QuotientStep::Lost {
+                    positions,
+                    by,
+                    members,
+                } => {
                     out.settle(End::Exhausted, Phase::Quotient);
                     out.lost_by = Some(by);
+                    out.lost_members = members;
                     out.states = positions;
                     out.peak_states = out.peak_states.max(positions);
                 }
@@ -367,12 +392,11 @@ impl Solver {
 /// last step and the nodes of all the runs.
 fn quotient_alone(
     deal: &Deal,
-    plan: QuotientPlan,
+    mut q: QuotientSchedule,
     bytes: usize,
     clock: Clock<'_>,
     branched: &AtomicBool,
 ) -> (QuotientStep, u64) {
-    let mut q = QuotientSchedule::new(plan);
     let mut done = 0u64;
     loop {
         // Credit for exactly the next run, so that the flag goes up after the run that meets
@@ -407,7 +431,7 @@ struct Beside {
 #[allow(clippy::too_many_arguments)]
 fn beside_thread<const W: usize>(
     deal: &Deal,
-    plan: QuotientPlan,
+    quotient: QuotientSchedule,
     prune: crate::state::Pruning,
     bytes: usize,
     clock: Clock<'_>,
@@ -415,7 +439,7 @@ fn beside_thread<const W: usize>(
     swarm: bool,
     salt: u64,
 ) -> Beside {
-    let (step, quotient_nodes) = quotient_alone(deal, plan, bytes, clock, branched);
+    let (step, quotient_nodes) = quotient_alone(deal, quotient, bytes, clock, branched);
     let (swarm_win, swarm_nodes) = if swarm && matches!(step, QuotientStep::Continue) {
         let seed = super::portfolio::salted(BESIDE_SWARM_SEED, salt);
         super::portfolio::swarm_alone::<W>(deal, prune, seed, bytes, clock)

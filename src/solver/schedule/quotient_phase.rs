@@ -75,15 +75,50 @@ pub(super) fn quotient_step<const W: usize>(
         QuotientStep::Won { line } => {
             Some(Ok(ctx.outcome(End::Won(line), attempts, Phase::Quotient)))
         }
-        QuotientStep::Lost { positions, by } => {
+        QuotientStep::Lost {
+            positions,
+            by,
+            members,
+        } => {
             let mut out = ctx.outcome(End::Exhausted, attempts, Phase::Quotient);
             out.lost_by = Some(by);
+            out.lost_members = members;
             out.states = positions;
             out.peak_states = out.peak_states.max(positions);
             Some(Ok(out))
         }
         QuotientStep::Broken(why) => Some(Err(SolveError::Invariant(why.to_string()))),
     }
+}
+
+/// The plan's short early run of the quotient ([`QuotientPlan::early_nodes`]): one run of
+/// `nodes` (its search from a false line's real position at most as many), on a schedule of
+/// its own that ends with it, so that the phase's own runs later go as without it (they
+/// search its positions again: at most `nodes`). Its outcome when it decides the deal, as
+/// [`quotient_step`]'s.
+pub(super) fn early_quotient_step<const W: usize>(
+    plan: QuotientPlan,
+    nodes: u64,
+    collect: bool,
+    ctx: &mut Context<'_, W>,
+    reserved: usize,
+    portfolio: &mut Option<Portfolio<'_, W>>,
+    attempts: u32,
+) -> Option<Result<Outcome, SolveError>> {
+    let early = QuotientSchedule::new(QuotientPlan {
+        first_nodes: nodes,
+        prefix_min_nodes: plan.prefix_min_nodes.min(nodes),
+        prefix_nodes: plan.prefix_nodes.min(nodes),
+        ..plan
+    })
+    .collecting(collect);
+    let mut early = Some(early);
+    let out = quotient_step(&mut early, ctx, reserved, portfolio, attempts);
+    // Its proofs go with it: the table takes back the room it lent them.
+    if let Some(q) = early {
+        ctx.table.grant(q.lent);
+    }
+    out
 }
 
 /// The seed of the random orders of the relocating swarm that the quotient's thread beside
@@ -117,7 +152,18 @@ pub(super) struct QuotientSchedule {
     pub(super) proved: quotient::Proved,
     /// Bytes of the table's budget lent to `proved` between runs ([`quotient_step`]).
     pub(super) lent: usize,
+    /// Keep the positions of a run that starts with no earlier proofs, so that a loss it
+    /// proves comes with its certificate's members ([`Solver::keep_members`]).
+    pub(super) collect: bool,
 }
+
+/// A collecting run's members may hold at most this part of the run's room, beside it (see
+/// [`quotient::search_proved_collect`]: they are not counted in the run's budget, so that the
+/// search is the same, node for node, with `--certify` and without). A sixteenth holds a
+/// member for about every 30 bytes of the run's tables, more than a run stores (8 to 16
+/// bytes a position), so only a run near its room gives them up; its loss is then certified
+/// by the certificate pass's own search.
+const COLLECT_PART: usize = 16;
 
 /// The exact search from the real position a false branch `line` reaches before its first
 /// wrong branch ([`quotient::concrete_prefix`]): the line's moves up to there are legal on
@@ -172,8 +218,14 @@ fn solve_prefix(
 pub(super) enum QuotientStep {
     /// Nothing: the exact search goes on.
     Continue,
-    /// The deal is lost: positions stored by the run that proved it, and its abstraction.
-    Lost { positions: u64, by: QuotientProof },
+    /// The deal is lost: positions stored by the run that proved it, its abstraction, and
+    /// its positions as a certificate's members when the run kept them and they are one
+    /// (see [`QuotientSchedule::collect`]).
+    Lost {
+        positions: u64,
+        by: QuotientProof,
+        members: Option<crate::certificate::Members>,
+    },
     /// A run's win, played on the deal (see [`quotient::concrete_line`]).
     Won { line: Vec<Move> },
     /// The deadline passed, or the solve's stop flag is up.
@@ -201,7 +253,15 @@ impl QuotientSchedule {
             others: 0,
             proved: quotient::Proved::new(),
             lent: 0,
+            collect: false,
         }
+    }
+
+    /// The same schedule, keeping a proving run's members when `collect` is on (see
+    /// [`QuotientSchedule::collect`]).
+    pub(super) fn collecting(mut self, collect: bool) -> Self {
+        self.collect = collect;
+        self
     }
 
     /// Credits the phase with its share of a long attempt's `budget`: `share_unbranched` times
@@ -269,7 +329,35 @@ impl QuotientSchedule {
             };
             let never = AtomicBool::new(false);
             let stop = clock.stop.unwrap_or(&never);
-            let r = quotient::search_proved(deal, &opts, stop, &mut self.proved);
+            // Only a run with no earlier proofs can store every position of its proof (the
+            // others skip what the earlier ones proved), so only such a run keeps them.
+            let encoder = (self.collect && self.proved.runs() == 0)
+                .then(|| {
+                    crate::certificate::quotient::Quotient::new(
+                        crate::certificate::game_of(&deal.rules),
+                        &crate::certificate::start_of(deal),
+                        self.k,
+                        opts.dealt,
+                        self.kept,
+                        opts.autoplay,
+                    )
+                    .ok()
+                })
+                .flatten();
+            let (r, members) = match encoder {
+                Some(e) => quotient::search_proved_collect(
+                    deal,
+                    &opts,
+                    stop,
+                    &mut self.proved,
+                    e,
+                    bytes / COLLECT_PART,
+                ),
+                None => (
+                    quotient::search_proved(deal, &opts, stop, &mut self.proved),
+                    None,
+                ),
+            };
             *done = done.saturating_add(r.nodes);
             if r.verdict == QuotientVerdict::End(End::Cut(Limit::Memory)) && self.proved.runs() > 0
             {
@@ -295,6 +383,7 @@ impl QuotientSchedule {
                             dealt: opts.dealt,
                             kept: self.kept,
                         },
+                        members,
                     }
                 }
                 QuotientVerdict::BRANCH_WIN => {

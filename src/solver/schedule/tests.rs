@@ -119,7 +119,13 @@ fn the_quotient_alone_refines_proves_and_stops() {
     use std::sync::atomic::{AtomicBool, Ordering};
     let deal = Deal::from_seed(Variant::BeleagueredCastle.rules(), 13);
     let branched = AtomicBool::new(false);
-    let (step, nodes) = quotient_alone(&deal, qplan(&deal), 1 << 28, Clock::default(), &branched);
+    let (step, nodes) = quotient_alone(
+        &deal,
+        QuotientSchedule::new(qplan(&deal)),
+        1 << 28,
+        Clock::default(),
+        &branched,
+    );
     match step {
         QuotientStep::Won { line } => check_win(&deal, &steps_of(&line)).unwrap(),
         _ => panic!("no win"),
@@ -129,7 +135,13 @@ fn the_quotient_alone_refines_proves_and_stops() {
 
     let lost = crate::solver::quotient::tests::ace_on_top();
     let branched = AtomicBool::new(false);
-    let (step, nodes) = quotient_alone(&lost, qplan(&lost), 1 << 28, Clock::default(), &branched);
+    let (step, nodes) = quotient_alone(
+        &lost,
+        QuotientSchedule::new(qplan(&lost)),
+        1 << 28,
+        Clock::default(),
+        &branched,
+    );
     assert!(matches!(step, QuotientStep::Lost { .. }), "not proved lost");
     assert!(!branched.load(Ordering::Relaxed));
     assert!(nodes > 0);
@@ -139,7 +151,13 @@ fn the_quotient_alone_refines_proves_and_stops() {
         deadline: None,
         stop: Some(&up),
     };
-    let (step, _) = quotient_alone(&deal, qplan(&deal), 1 << 28, clock, &AtomicBool::new(false));
+    let (step, _) = quotient_alone(
+        &deal,
+        QuotientSchedule::new(qplan(&deal)),
+        1 << 28,
+        clock,
+        &AtomicBool::new(false),
+    );
     assert!(matches!(step, QuotientStep::Deadline), "not stopped");
 }
 
@@ -160,7 +178,7 @@ fn out_of_room_the_quotient_thread_runs_a_swarm() {
     let half_a_mib = |deal: &Deal, clock, swarm| {
         beside_thread::<3>(
             deal,
-            qplan(deal),
+            QuotientSchedule::new(qplan(deal)),
             Pruning::default(),
             1 << 19,
             clock,
@@ -181,7 +199,7 @@ fn out_of_room_the_quotient_thread_runs_a_swarm() {
     // Another salt draws another swarm: its own win, which replays too.
     let salted = beside_thread::<3>(
         &deal,
-        qplan(&deal),
+        QuotientSchedule::new(qplan(&deal)),
         Pruning::default(),
         1 << 19,
         Clock::default(),
