@@ -110,6 +110,9 @@ impl Solver {
         // Under `--spill` without `--layered`, the schedule stops once its table is full and
         // the layered search takes the deal on (see `Solver::spill`).
         ctx.stop_when_full = self.spill.is_some() && !self.layered && super::layered::applies(deal);
+        // The room of `--memory` the other phases hold: the quotient's runs (the early one
+        // and the phase's) take what they leave.
+        let reserved = caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
         let mut attempts = 0u32;
         if let Some(quick) = plan.quick {
             // The quick phase: a win it finds is real (and replayed like any other); if it
@@ -128,8 +131,6 @@ impl Solver {
                     // one, then the portfolio's first slice.
                     if let Some((q, nodes)) = plan.quotient.and_then(|q| Some((q, q.early_nodes?)))
                     {
-                        let reserved =
-                            caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
                         let early = quotient_phase::early_quotient_step(
                             q,
                             nodes,
@@ -154,8 +155,7 @@ impl Solver {
             }
         }
         // The quotient phase: its first run now, the later ones as the attempts earn them
-        // (see `QuotientSchedule`). Its tables take what the others leave of `--memory`.
-        let reserved = caches + portfolio_bytes + probe_bytes + main_slack + probe_slack;
+        // (see `QuotientSchedule`).
         let mut quotient = plan
             .quotient
             .map(|p| QuotientSchedule::new(p).collecting(self.keep_members));
